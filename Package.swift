@@ -1,0 +1,49 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// OpenCV is linked library by library: pkg-config's `opencv4` would pull all 57 of them
+// (0.3 s start-up for every command instead of 0.01 s; see ARCHITECTURE.md).
+let openCVLibraries = ["opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_calib3d", "opencv_aruco"]
+
+let package = Package(
+    name: "MarkerKit",
+    products: [
+        .library(name: "MarkerKit", targets: ["MarkerKit"]),
+        .executable(name: "markerkit", targets: ["markerkit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // The only C++ in the project: OpenCV behind a plain C header.
+        .target(
+            name: "CVBridge",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+            linkerSettings: openCVLibraries.map { .linkedLibrary($0) }
+        ),
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo",
+                       providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2",
+                       providers: [.apt(["libv4l-dev"])]),
+        // Page sizes and sheet styles: data files, bundled as resources.
+        .target(
+            name: "MarkerKitTemplates",
+            path: "Templates",
+            resources: [.copy("pages.json"), .copy("sheets.json")]
+        ),
+        .target(
+            name: "MarkerKit",
+            dependencies: ["CVBridge", "CCairo", "CV4L2", "MarkerKitTemplates"]
+        ),
+        .executableTarget(
+            name: "markerkit",
+            dependencies: [
+                "MarkerKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "MarkerKitTests", dependencies: ["MarkerKit", "CVBridge"]),
+        .testTarget(name: "MarkerKitCLITests", dependencies: ["markerkit", "MarkerKit"]),
+    ],
+    cxxLanguageStandard: .cxx17
+)

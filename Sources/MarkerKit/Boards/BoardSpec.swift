@@ -1,0 +1,94 @@
+import Foundation
+
+/// The board spec file (`board.json`) written next to every generated checkerboard, so that calibration
+/// reads the board's geometry instead of having it retyped. Lengths carry their unit; MarkerKit writes mm.
+public struct BoardSpec: Codable, Equatable, Sendable {
+    public struct Count: Codable, Equatable, Sendable {
+        public let columns: Int
+        public let rows: Int
+    }
+
+    public struct Measure: Codable, Equatable, Sendable {
+        public let value: Double
+        public let unit: String
+    }
+
+    public struct Page: Codable, Equatable, Sendable {
+        public let name: String
+        public let width: Double
+        public let height: Double
+        public let unit: String
+    }
+
+    public struct Origin: Codable, Equatable, Sendable {
+        public let x: Double
+        public let y: Double
+        public let unit: String
+    }
+
+    public static let formatName = "markerkit-board"
+
+    public var format = BoardSpec.formatName
+    public var formatVersion = 1
+    public var type = "checkerboard"
+    public var units = "mm"
+    public var innerCorners: Count
+    public var squares: Count
+    public var squareSize: Measure
+    /// The top-left square is black, as in OpenCV's sample pattern.
+    public var firstSquare = "black"
+    public var page: Page
+    /// Top-left corner of the board's outer edge on the page, from the page's top-left.
+    public var boardOrigin: Origin
+    public var generator: String
+
+    public init(board: Checkerboard, page: PageSize, origin: (x: Double, y: Double)) {
+        innerCorners = Count(columns: board.innerColumns, rows: board.innerRows)
+        squares = Count(columns: board.squareColumns, rows: board.squareRows)
+        squareSize = Measure(value: board.square.millimetres, unit: "mm")
+        self.page = Page(name: page.name, width: page.width.millimetres, height: page.height.millimetres, unit: "mm")
+        boardOrigin = Origin(x: origin.x, y: origin.y, unit: "mm")
+        generator = MarkerKitVersion.generator
+    }
+
+    /// The board this spec describes.
+    public func checkerboard() throws -> Checkerboard {
+        guard type == "checkerboard" else {
+            throw MarkerKitError.badInput("board type '\(type)' is not supported (only checkerboard)")
+        }
+        let square = try Length(parsing: "\(squareSize.value)\(squareSize.unit)", what: "square_size")
+        return try Checkerboard(innerColumns: innerCorners.columns, innerRows: innerCorners.rows, square: square)
+    }
+
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        var data = try encoder.encode(self)
+        data.append(0x0A)
+        return data
+    }
+
+    /// Reads a board spec file; every failure names the file.
+    public static func read(from url: URL) throws -> BoardSpec {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw MarkerKitError.missingInput("cannot read board spec '\(url.path)': no such file or not readable")
+        }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let spec: BoardSpec
+        do {
+            spec = try decoder.decode(BoardSpec.self, from: data)
+        } catch {
+            throw MarkerKitError.badInput("board spec '\(url.path)' is not a valid \(formatName) JSON file")
+        }
+        guard spec.format == formatName else {
+            throw MarkerKitError.badInput("board spec '\(url.path)' has format '\(spec.format)', expected '\(formatName)'")
+        }
+        _ = try spec.checkerboard()
+        return spec
+    }
+}

@@ -1,0 +1,32 @@
+/// Every failure a user can cause, with a message that fits on one line and names the input.
+public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
+    /// An argument or option value that cannot be used (a size without a unit, an ID out of range).
+    case invalidArgument(String)
+    /// An input file that is missing or unreadable.
+    case missingInput(String)
+    /// An input file whose contents are wrong (a corrupt image, a malformed spec).
+    case badInput(String)
+    /// Output that cannot be created (missing directory, unknown extension, unwritable path).
+    case cannotWrite(String)
+    /// Something the library itself got wrong: a bug, never the user's fault.
+    case internalFailure(String)
+
+    public var description: String {
+        switch self {
+        case .invalidArgument(let m), .missingInput(let m), .badInput(let m), .cannotWrite(let m),
+             .internalFailure(let m):
+            return m
+        }
+    }
+
+    /// The process exit code for this failure (BSD sysexits, as the README documents).
+    public var exitCode: Int32 {
+        switch self {
+        case .invalidArgument: return 64  // EX_USAGE
+        case .badInput: return 65         // EX_DATAERR
+        case .missingInput: return 66     // EX_NOINPUT
+        case .internalFailure: return 70  // EX_SOFTWARE
+        case .cannotWrite: return 73      // EX_CANTCREAT
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Writes a set of files all or nothing: each goes to a temporary file beside its destination, and only
+/// when every one is complete are they renamed into place. A failure leaves earlier files untouched.
+public struct OutputFiles {
+    public private(set) var files: [(url: URL, data: Data)] = []
+
+    public init() {}
+
+    public mutating func add(_ data: Data, at url: URL) { files.append((url, data)) }
+
+    /// Fails early, before any work, when `url` cannot be a destination (missing directory, a directory).
+    public static func checkDestination(_ url: URL) throws {
+        let directory = url.deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw MarkerKitError.cannotWrite("cannot write '\(url.path)': directory '\(directory.path)' does not exist")
+        }
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw MarkerKitError.cannotWrite("cannot write '\(url.path)': it is a directory")
+        }
+        guard FileManager.default.isWritableFile(atPath: directory.path) else {
+            throw MarkerKitError.cannotWrite("cannot write '\(url.path)': directory '\(directory.path)' is not writable")
+        }
+    }
+
+    /// Writes every file atomically; returns their URLs in order.
+    @discardableResult
+    public func commit() throws -> [URL] {
+        var staged: [(temp: URL, final: URL)] = []
+        do {
+            for (url, data) in files {
+                try Self.checkDestination(url)
+                let temp = url.deletingLastPathComponent()
+                    .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(staged.count).tmp")
+                staged.append((temp, url))
+                try Self.writeSynced(data, to: temp)
+            }
+            for (temp, final) in staged {
+                guard rename(temp.path, final.path) == 0 else {
+                    throw MarkerKitError.cannotWrite("cannot write '\(final.path)': \(String(cString: strerror(errno)))")
+                }
+            }
+        } catch {
+            for (temp, _) in staged { unlink(temp.path) }
+            throw error
+        }
+        return files.map(\.url)
+    }
+
+    /// Writes and fsyncs `data`, so that the rename that follows never exposes a partial file.
+    static func writeSynced(_ data: Data, to url: URL) throws {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else {
+            throw MarkerKitError.cannotWrite("cannot write '\(url.path)': \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw MarkerKitError.cannotWrite("cannot write '\(url.path)': \(String(cString: strerror(errno)))")
+                }
+                offset += n
+            }
+        }
+        guard fsync(fd) == 0 else {
+            throw MarkerKitError.cannotWrite("cannot write '\(url.path)': \(String(cString: strerror(errno)))")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+/// A checkerboard centred on a page with a white border of at least one square around it (which may
+/// overlap the page margin, since both are blank paper), the footer below the border.
+public struct CheckerboardSheet {
+    public let board: Checkerboard
+    public let page: PageSize
+    public let margin: Length
+    /// Top-left of the board's outer edge on the page, in mm.
+    public let origin: (x: Double, y: Double)
+
+    /// Places `board` on `page`. With `orientation` nil, the page is turned when the board fits only
+    /// turned. Throws, naming the largest square that fits and the smallest preset page that holds the
+    /// board, when it does not fit.
+    public init(board: Checkerboard, page: PageSize, margin: Length, turn orientation: Bool? = nil) throws {
+        let style = try SheetStyle.bundled()
+        let candidates: [PageSize]
+        switch orientation {
+        case .some(true): candidates = [page.landscape]
+        case .some(false): candidates = [page.portrait]
+        case .none: candidates = [page, page.isLandscape ? page.portrait : page.landscape]
+        }
+        for candidate in candidates {
+            if let origin = Self.place(board, on: candidate, margin: margin.millimetres, style: style) {
+                self.board = board
+                self.page = candidate
+                self.margin = margin
+                self.origin = origin
+                return
+            }
+        }
+        let largest = candidates.map { Self.largestSquare(board, on: $0, margin: margin.millimetres, style: style) }.max() ?? 0
+        var message = "a \(board.summary) board is \(board.width) x \(board.height) and does not fit on \(page) with its one-square white border and \(margin) margins"
+        message += largest >= 0.1 ? ": the largest square that fits is \(Length.format(largest)) mm" : ""
+        if let bigger = try Self.smallestPreset(holding: board, margin: margin.millimetres, style: style) {
+            message += ", or use --page \(bigger.name)"
+        }
+        throw MarkerKitError.invalidArgument(message)
+    }
+
+    public func spec() -> BoardSpec { BoardSpec(board: board, page: page, origin: origin) }
+
+    public func document() -> SheetDocument {
+        let board = board, page = page, origin = origin, margin = margin
+        return SheetDocument(title: "MarkerKit checkerboard \(board.summary)", pages: [
+            SheetDocument.Page(size: page) { canvas in
+                let s = board.square.millimetres
+                var blacks: [Rect] = []
+                for row in 0..<board.squareRows {
+                    for column in 0..<board.squareColumns where (row + column) % 2 == 0 {
+                        blacks.append(Rect(x: origin.x + Double(column) * s, y: origin.y + Double(row) * s, width: s, height: s))
+                    }
+                }
+                canvas.fill(blacks)
+                let description = "\(MarkerKitVersion.generator) · checkerboard \(board.summary) · board \(board.width) x \(board.height) · \(page)"
+                canvas.drawFooter(page: page, margin: margin.millimetres, description: description)
+            },
+        ])
+    }
+
+    /// The board's origin on `page`, or nil when it does not fit.
+    static func place(_ board: Checkerboard, on page: PageSize, margin: Double, style: SheetStyle) -> (x: Double, y: Double)? {
+        let s = board.square.millimetres
+        let width = board.width.millimetres, height = board.height.millimetres
+        let pageWidth = page.width.millimetres, pageHeight = page.height.millimetres
+        let side = max(s, margin)
+        let top = max(s, margin)
+        let bottom = pageHeight - margin - style.footerHeight - s
+        guard width + 2 * side <= pageWidth + 1e-9, bottom - top >= height - 1e-9 else { return nil }
+        return ((pageWidth - width) / 2, top + (bottom - top - height) / 2)
+    }
+
+    static func largestSquare(_ board: Checkerboard, on page: PageSize, margin: Double, style: SheetStyle) -> Double {
+        var low = 0.0, high = page.width.millimetres + page.height.millimetres
+        for _ in 0..<60 {
+            let mid = (low + high) / 2
+            guard let trial = try? Checkerboard(innerColumns: board.innerColumns, innerRows: board.innerRows, square: .mm(mid)) else {
+                high = mid
+                continue
+            }
+            if place(trial, on: page, margin: margin, style: style) != nil { low = mid } else { high = mid }
+        }
+        return (low * 10).rounded(.down) / 10
+    }
+
+    static func smallestPreset(holding board: Checkerboard, margin: Double, style: SheetStyle) throws -> PageSize? {
+        try PageSize.presets()
+            .sorted { $0.width.millimetres * $0.height.millimetres < $1.width.millimetres * $1.height.millimetres }
+            .first { place(board, on: $0, margin: margin, style: style) != nil || place(board, on: $0.landscape, margin: margin, style: style) != nil }
+    }
+}

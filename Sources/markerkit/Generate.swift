@@ -1,0 +1,13 @@
+import ArgumentParser
+
+struct Generate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Draw printable markers and checkerboards at exact physical size (PDF, SVG, PNG).",
+        discussion: """
+        PDF is vector and the safest to print; print at 100% ("actual size"), never "fit to page", and
+        check the scale bar with a ruler. SVG pages are declared in mm. PNG files store their resolution
+        (--dpi), so printing at 100% gives the true size.
+        """,
+        subcommands: [GenerateMarkers.self, GenerateMarker.self, GenerateCheckerboard.self, GenerateDictionary.self]
+    )
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import MarkerKit
+
+struct GenerateCheckerboard: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "checkerboard",
+        abstract: "A chessboard calibration target, centred, with a white border of at least one square.",
+        discussion: """
+        --inner counts inner corners as OpenCV does: 9x6 gives 10x7 squares. The page turns to landscape
+        by itself when the board fits only that way (--portrait or --landscape to force one).
+        Next to the output goes the board spec NAME.json that calibration reads.
+
+        Examples:
+          markerkit generate checkerboard --inner 9x6 --square 20mm -o board.pdf
+          markerkit generate checkerboard --inner 9x6 --square 25mm --page a3 -o board.pdf
+        """
+    )
+
+    @Option(help: ArgumentHelp("Inner corners, COLUMNSxROWS (9x6 means 10x7 squares).", valueName: "cols x rows"))
+    var inner: String
+
+    @Option(help: ArgumentHelp("Side of one square, with a unit (25mm, 1in).", valueName: "length"))
+    var square: String
+
+    @Flag(help: "Keep the page upright even if the board would fit only turned.")
+    var portrait = false
+
+    @OptionGroup var sheet: SheetOptions
+
+    func validate() throws {
+        if portrait && sheet.landscape { throw ValidationError("--portrait and --landscape exclude each other") }
+    }
+
+    func run() throws {
+        let (columns, rows) = try Checkerboard.parseInnerCorners(inner)
+        let board = try Checkerboard(innerColumns: columns, innerRows: rows,
+                                     square: try Length.positive(square, what: "--square"))
+        let destination = try sheet.destination()
+        let orientation: Bool? = sheet.landscape ? true : (portrait ? false : nil)
+        let placed = try CheckerboardSheet(board: board, page: try PageSize(parsing: sheet.page),
+                                           margin: try sheet.marginLength(), turn: orientation)
+        if board.isSymmetric {
+            note("a \(board.squareColumns)x\(board.squareRows)-square board looks the same turned 180°, so its orientation is ambiguous; one odd and one even square count avoids that")
+        }
+        let specURL = destination.url.deletingPathExtension().appendingPathExtension("json")
+        try placed.document().write(
+            to: destination, dpi: sheet.dpi, extra: [(specURL, try placed.spec().encoded())],
+            summary: "checkerboard \(board.summary), \(board.width) x \(board.height) on \(placed.page)")
+    }
+}

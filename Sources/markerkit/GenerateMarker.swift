@@ -1,0 +1,62 @@
+import ArgumentParser
+import MarkerKit
+
+struct GenerateMarker: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "marker",
+        abstract: "One marker, on the smallest page that holds it with its quiet zone, or on --page.",
+        discussion: """
+        Examples:
+          markerkit generate marker 213 --size 50mm -o m213.pdf
+          markerkit generate marker 7 --size 100mm --page a4 -o m7.pdf
+        """
+    )
+
+    @Argument(help: "Marker ID, 0-1023.")
+    var id: Int
+
+    @Option(help: ArgumentHelp("Side of the outer black square, with a unit (50mm, 2in).", valueName: "length"))
+    var size: String
+
+    @Option(help: ArgumentHelp("Page: A0-A5, Letter, Legal, Tabloid or WxH with a unit; default: just large enough.", valueName: "page"))
+    var page: String?
+
+    @Flag(help: "Turn the page to landscape (with --page).")
+    var landscape = false
+
+    @Option(help: ArgumentHelp("Blank border of the page (with --page), with a unit.", valueName: "length"))
+    var margin = "10mm"
+
+    @Flag(help: "Leave out the label.")
+    var noLabels = false
+
+    @Option(help: ArgumentHelp("Resolution of PNG output, in dots per inch (stored in the file).", valueName: "dpi"))
+    var dpi: Double = 300
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output file: .pdf, .svg or .png.", valueName: "file"))
+    var output: String
+
+    func run() throws {
+        let dictionary = MarkerDictionary.arucoOriginal
+        guard dictionary.contains(id) else {
+            throw MarkerKitError.invalidArgument("marker ID \(id) is outside 0-\(dictionary.count - 1) of \(dictionary.name)")
+        }
+        let side = try Length.positive(size, what: "--size")
+        let options = try SheetOptions.parse(["--page", page ?? "a4", "--margin", margin, "--dpi", String(dpi), "-o", output]
+                                             + (landscape ? ["--landscape"] : []))
+        let destination = try options.destination()
+        for ambiguity in MarkerDictionary.ambiguities where ambiguity.id == id {
+            note("ID \(ambiguity)")
+        }
+        let document: SheetDocument
+        if page != nil {
+            var sheet = MarkerSheet(ids: [id], side: side, page: try options.pageSize(), margin: try options.marginLength(), gap: .mm(0))
+            sheet.labels = !noLabels
+            document = try sheet.document()
+        } else {
+            document = try MarkerSheet.singleMarker(id: id, side: side, labels: !noLabels)
+        }
+        try document.write(to: destination, dpi: dpi,
+                           summary: "marker \(id) of \(side) on \(document.pages[0].size)")
+    }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import MarkerKit
+
+struct GenerateMarkers: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "markers",
+        abstract: "A sheet of markers, as many per page as fit, more pages when needed.",
+        discussion: """
+        Each marker keeps a white quiet zone of one cell (side/7) and a label with its ID and size.
+        IDs whose orientation is ambiguous (1023, and pairs one cell apart when turned 180 degrees) are
+        left out of ranges unless --include-ambiguous; an ID named on its own is always printed.
+
+        Examples:
+          markerkit generate markers --ids 0-23 --size 40mm -o sheet.pdf
+          markerkit generate markers --ids 3,7,100-120 --size 1.5in --page letter --cut-marks -o sheet.pdf
+          markerkit generate markers --ids 0-5 --size 50mm --dpi 600 -o sheet.png
+        """
+    )
+
+    @Option(help: ArgumentHelp("Marker IDs: a list and ranges, such as 3,7,100-120 (0-1023).", valueName: "ids"))
+    var ids: String
+
+    @Option(help: ArgumentHelp("Side of the outer black square, with a unit (40mm, 1.5in).", valueName: "length"))
+    var size: String
+
+    @Option(help: ArgumentHelp("Space between neighbouring markers' boxes (quiet zone and label), with a unit.", valueName: "length"))
+    var gap = "10mm"
+
+    @Flag(help: "Leave out the label under each marker.")
+    var noLabels = false
+
+    @Flag(help: "Draw dashed cut lines around each marker, outside its quiet zone.")
+    var cutMarks = false
+
+    @Flag(help: "Keep ambiguous IDs that fall inside a range.")
+    var includeAmbiguous = false
+
+    @OptionGroup var sheet: SheetOptions
+
+    func run() throws {
+        let selection = try IDSelection(parsing: ids)
+        let side = try Length.positive(size, what: "--size")
+        let destination = try sheet.destination()
+        let (kept, dropped) = selection.printable(includeAmbiguous: includeAmbiguous)
+        if !dropped.isEmpty {
+            note("left out ambiguous ID\(dropped.count == 1 ? "" : "s") \(IDRanges.describe(dropped)) (orientation cannot be trusted; --include-ambiguous keeps them)")
+        }
+        guard !kept.isEmpty else { throw MarkerKitError.invalidArgument("--ids '\(ids)' leaves no marker to print") }
+        var markerSheet = MarkerSheet(ids: kept, side: side, page: try sheet.pageSize(), margin: try sheet.marginLength(),
+                                      gap: try Length.nonNegative(gap, what: "--gap"))
+        markerSheet.labels = !noLabels
+        markerSheet.cutMarks = cutMarks
+        let layout = try markerSheet.layout()
+        let pages = (kept.count + layout.perPage - 1) / layout.perPage
+        try markerSheet.document().write(
+            to: destination, dpi: sheet.dpi,
+            summary: "\(kept.count) markers of \(side), \(layout.perPage) per page on \(pages) page\(pages == 1 ? "" : "s") of \(layout.page)")
+    }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import MarkerKit
+
+@main
+struct MarkerKitCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "markerkit",
+        abstract: "Fiducial markers and cameras: printable marker sheets and checkerboards.",
+        discussion: """
+        Markers are the classic ArUco 5x5 code, bit for bit OpenCV's DICT_ARUCO_ORIGINAL (IDs 0-1023).
+        Every size takes a unit: 40mm, 4cm, 1.5in, 0.04m, 72pt.
+
+        Exit codes: 0 success, 64 bad argument, 65 bad input data, 66 missing input,
+        70 internal error, 73 cannot write output.
+        """,
+        version: MarkerKitVersion.string,
+        subcommands: [Generate.self]
+    )
+
+    /// Parses and runs; every failure becomes one line on stderr and a documented exit code.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as MarkerKitError {
+            fail(error.description, code: error.exitCode)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success { exit(withError: error) } // --help, --version
+            let message = message(for: error).split(whereSeparator: \.isNewline).joined(separator: "; ")
+            fail("\(message) (see --help)", code: code.rawValue)
+        }
+    }
+
+    static func fail(_ message: String, code: Int32) -> Never {
+        FileHandle.standardError.write(Data("markerkit: error: \(message)\n".utf8))
+        Foundation.exit(code)
+    }
+}
+
+/// A line on stderr that is not an error: what was left out, what to watch for.
+func note(_ message: String) {
+    FileHandle.standardError.write(Data("markerkit: note: \(message)\n".utf8))
+}

@@ -1,0 +1,54 @@
+import ArgumentParser
+import Foundation
+import MarkerKit
+
+/// Options every sheet shares: page, orientation, margin, resolution and output file.
+struct SheetOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Page: A0-A5, Letter, Legal, Tabloid, or WxH with a unit (200x300mm).", valueName: "page"))
+    var page = "a4"
+
+    @Flag(help: "Turn the page to landscape.")
+    var landscape = false
+
+    @Option(help: ArgumentHelp("Blank border of the page, with a unit.", valueName: "length"))
+    var margin = "10mm"
+
+    @Option(help: ArgumentHelp("Resolution of PNG output, in dots per inch (stored in the file).", valueName: "dpi"))
+    var dpi: Double = 300
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output file: .pdf (all pages), .svg or .png (one file per page: name.svg, name-2.svg, ...).", valueName: "file"))
+    var output: String
+
+    func pageSize() throws -> PageSize {
+        let size = try PageSize(parsing: page)
+        return landscape ? size.landscape : size
+    }
+
+    func marginLength() throws -> Length { try Length.nonNegative(margin, what: "--margin") }
+
+    /// The output file and its format, checked before any drawing so that nothing is drawn in vain.
+    func destination() throws -> (url: URL, format: OutputFormat) {
+        let url = URL(fileURLWithPath: output)
+        let format = try OutputFormat(for: url)
+        guard dpi.isFinite, dpi >= 10, dpi <= 4800 else {
+            throw MarkerKitError.invalidArgument("--dpi \(dpi) is outside 10-4800")
+        }
+        try OutputFiles.checkDestination(url)
+        return (url, format)
+    }
+}
+
+extension SheetDocument {
+    /// Renders and writes every page atomically; prints where the files went.
+    func write(to destination: (url: URL, format: OutputFormat), dpi: Double, extra: [(URL, Data)] = [],
+               summary: String) throws {
+        let pages = try render(as: destination.format, dpi: dpi)
+        var files = OutputFiles()
+        for (url, data) in zip(destination.format.files(for: destination.url, pageCount: pages.count), pages) {
+            files.add(data, at: url)
+        }
+        for (url, data) in extra { files.add(data, at: url) }
+        for url in try files.commit() { print("wrote \(url.path)") }
+        print(summary)
+    }
+}
