@@ -96,15 +96,15 @@ public struct MarkerDictionary: Sendable {
     /// The IDs that sheets leave out unless asked: `ambiguities`' IDs.
     public static let ambiguousIDs: Set<Int> = Set(ambiguities.map(\.id))
 
-    /// The smallest number of differing cells between two different IDs (or an ID and itself turned)
-    /// under a turn of `degrees` (0, 90, 180 or 270).
+    /// The smallest number of differing cells between two different IDs, one of them turned by
+    /// `degrees` (0, 90, 180 or 270). (An ID against itself turned is in `ambiguities`.)
     public func minimumDistance(degrees: Int) -> Int {
         let turn = degrees / 90
         let all = (0..<count).map { bits(for: $0) }
         var best = Int.max
         for a in 0..<count {
             let turned = all[a].rotatedClockwise(turn)
-            for b in 0..<count where !(a == b && turn == 0) {
+            for b in 0..<count where a != b {
                 best = min(best, turned.distance(to: all[b]))
             }
         }

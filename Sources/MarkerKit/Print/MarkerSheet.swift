@@ -62,7 +62,7 @@ public struct MarkerSheet {
                 canvas.drawMarker(sheet.dictionary.bits(for: id), in: placement.marker)
                 if let size = layout.labelFontSize {
                     canvas.text("ID \(id) · \(side) · \(sheet.dictionary.name)", x: placement.marker.x + side.millimetres / 2,
-                                baseline: placement.labelBaseline, size: size, align: .center, maxWidth: page.width.millimetres)
+                                baseline: placement.labelBaseline, size: size, align: .center, maxWidth: side.millimetres)
                 }
             },
         ])

@@ -69,6 +69,9 @@ public struct SheetDocument {
         cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_MM)
         let cairo = cairo_create(surface)!
         defer { cairo_destroy(cairo) }
+        // Paper is white; an SVG viewer's background may not be.
+        cairo_set_source_rgb(cairo, 1, 1, 1)
+        cairo_paint(cairo)
         page.draw(Canvas(cairo: cairo, style: style))
         try finish(surface, cairo, what: "SVG")
         return sink.data

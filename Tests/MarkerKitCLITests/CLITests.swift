@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+/// The real `markerkit` binary, run as a user runs it.
+struct CLI {
+    static var binary: URL {
+        let directory = Bundle.main.executableURL!.deletingLastPathComponent()
+        return directory.appendingPathComponent("markerkit")
+    }
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+        var stderrLines: [Substring] { stderr.split(separator: "\n") }
+    }
+
+    static func run(_ arguments: [String], in directory: URL) throws -> Result {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit, "markerkit \(arguments) died of a signal")
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
+
+func makeDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("markerkit-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+func files(in directory: URL) throws -> [String] {
+    try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+}
+
+@Suite struct CLIBasicsTests {
+    @Test func versionAndHelpWithExamples() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let version = try CLI.run(["--version"], in: dir)
+        #expect(version.status == 0 && version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0.1.0")
+        for command in [["generate", "markers"], ["generate", "marker"], ["generate", "checkerboard"], ["generate", "dictionary"]] {
+            let help = try CLI.run(command + ["--help"], in: dir)
+            #expect(help.status == 0)
+            #expect(help.stdout.contains("Examples:"), "\(command) --help shows examples")
+            #expect(help.stdout.contains("markerkit \(command.joined(separator: " "))"))
+        }
+        #expect(try CLI.run(["--help"], in: dir).stdout.contains("Exit codes"))
+    }
+
+    @Test func generateWritesEveryFormatAndTheBoardSpec() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sheet = try CLI.run(["generate", "markers", "--ids", "250-260", "--size", "40mm", "-o", "sheet.svg"], in: dir)
+        #expect(sheet.status == 0)
+        #expect(sheet.stderrLines.count == 1 && sheet.stderr.contains("left out ambiguous ID 255"))
+        #expect(try files(in: dir) == ["sheet.svg"])
+        let board = try CLI.run(["generate", "checkerboard", "--inner", "9x6", "--square", "20mm", "-o", "board.pdf"], in: dir)
+        #expect(board.status == 0 && board.stderr.isEmpty)
+        #expect(try files(in: dir) == ["board.json", "board.pdf", "sheet.svg"])
+        #expect(board.stdout.contains("wrote \(dir.appendingPathComponent("board.json").path)"))
+        let marker = try CLI.run(["generate", "marker", "1023", "--size", "2in", "-o", "m.png", "--dpi", "150"], in: dir)
+        #expect(marker.status == 0 && marker.stderr.contains("symmetric"))
+    }
+}
+
+/// Bad input: one clear line on stderr, a documented non-zero exit, no file left behind, nothing overwritten.
+@Suite struct CLIBadInputTests {
+    static let cases: [(arguments: [String], status: Int32, says: String)] = [
+        (["generate", "markers", "--ids", "1024", "--size", "40mm", "-o", "s.pdf"], 64, "outside 0-1023"),
+        (["generate", "markers", "--ids", "5-3", "--size", "40mm", "-o", "s.pdf"], 64, "runs backwards"),
+        (["generate", "markers", "--ids", "0-3", "--size", "0mm", "-o", "s.pdf"], 64, "greater than zero"),
+        (["generate", "markers", "--ids", "0-3", "--size", "40", "-o", "s.pdf"], 64, "has no unit"),
+        (["generate", "markers", "--ids", "0-3", "--size", "40mm", "--gap=-2mm", "-o", "s.pdf"], 64, "must not be negative"),
+        (["generate", "markers", "--ids", "0-3", "--size", "300mm", "-o", "s.pdf"], 64, "the largest that fits is"),
+        (["generate", "marker", "5", "--size", "300mm", "--page", "a5", "-o", "s.pdf"], 64, "the largest that fits is"),
+        (["generate", "checkerboard", "--inner", "9x6", "--square", "25mm", "-o", "b.pdf"], 64, "the largest square that fits is"),
+        (["generate", "checkerboard", "--inner", "9-6", "--square", "25mm", "-o", "b.pdf"], 64, "--inner"),
+        (["generate", "markers", "--ids", "0-3", "--size", "40mm", "--page", "a7", "-o", "s.pdf"], 64, "unknown page 'a7'"),
+        (["generate", "markers", "--ids", "0-3", "--size", "40mm", "-o", "missing/s.pdf"], 73, "does not exist"),
+        (["generate", "markers", "--ids", "0-3", "--size", "40mm", "-o", "s.jpg"], 73, "unknown extension '.jpg'"),
+        (["generate", "markers", "--ids", "0-3", "--size", "40mm", "-o", "s"], 73, "no extension"),
+        (["generate", "marker", "1024", "--size", "40mm", "-o", "m.pdf"], 64, "outside 0-1023"),
+        (["generate", "markers", "--size", "40mm", "-o", "s.pdf"], 64, "--ids"),
+        (["generate", "markers", "--ids", "0-3", "--size", "40mm", "--dpi", "0", "-o", "s.png"], 64, "--dpi"),
+        (["generate", "dictionary", "--size", "200mm", "--page", "a5", "-o", "all.pdf"], 64, "does not fit"),
+        (["generate", "markers", "--ids", "0", "--size", "100mm", "--page", "a0", "--dpi", "4800", "-o", "s.png"], 64, "lower --dpi"),
+    ]
+
+    @Test(arguments: 0..<cases.count)
+    func oneClearLineAndNoFile(index: Int) throws {
+        let (arguments, status, says) = Self.cases[index]
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let old = Data("earlier result".utf8)
+        try old.write(to: dir.appendingPathComponent("keep.pdf"))
+        let result = try CLI.run(arguments, in: dir)
+        #expect(result.status == status, "\(arguments): \(result.stderr)")
+        #expect(result.stderrLines.count == 1, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.hasPrefix("markerkit: error: "))
+        #expect(result.stderr.contains(says), "\(arguments): \(result.stderr)")
+        #expect(try files(in: dir) == ["keep.pdf"], "no partial output")
+        #expect(try Data(contentsOf: dir.appendingPathComponent("keep.pdf")) == old)
+    }
+
+    @Test func aFailedRunLeavesTheEarlierSheetIntact() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let old = Data("earlier sheet".utf8)
+        try old.write(to: dir.appendingPathComponent("s.pdf"))
+        let result = try CLI.run(["generate", "markers", "--ids", "0-3", "--size", "300mm", "-o", "s.pdf"], in: dir)
+        #expect(result.status == 64)
+        #expect(try Data(contentsOf: dir.appendingPathComponent("s.pdf")) == old)
+        #expect(try files(in: dir) == ["s.pdf"])
+    }
+}

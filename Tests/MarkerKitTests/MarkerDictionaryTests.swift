@@ -1,0 +1,80 @@
+import Testing
+@testable import MarkerKit
+
+@Suite struct MarkerDictionaryTests {
+    let dictionary = MarkerDictionary.arucoOriginal
+
+    @Test func everyIDMatchesOpenCVBitForBit() throws {
+        #expect(OpenCVArucoDetector.dictionaryCount == dictionary.count)
+        for id in 0..<dictionary.count {
+            let ours = dictionary.bits(for: id)
+            let openCV = try OpenCVArucoDetector.dictionaryBits(for: id)
+            #expect(ours == openCV, "ID \(id): ours \(ours), OpenCV \(openCV)")
+        }
+    }
+
+    @Test func everyRotationOfEveryIDDecodesBackToItself() {
+        for id in 0..<dictionary.count {
+            for turn in 0..<4 {
+                let decoded = dictionary.decode(dictionary.bits(for: id).rotatedClockwise(turn))
+                #expect(decoded?.id == id, "ID \(id) turned \(turn)")
+                if id != 1023 { #expect(decoded?.rotation == turn, "ID \(id) turned \(turn)") }
+            }
+        }
+        // 1023 reads the same both ways up: its rotation can only be known modulo 180 degrees.
+        #expect(dictionary.decode(dictionary.bits(for: 1023).rotatedClockwise(2))?.rotation == 0)
+    }
+
+    @Test func gridsThatAreNoMarkerDecodeToNothing() {
+        #expect(dictionary.decode(MarkerBits(raw: 0)) == nil) // all black
+        #expect(dictionary.decode(MarkerBits(raw: 0x1FF_FFFF)) == nil) // all white
+        var flipped = 0
+        for id in stride(from: 0, to: 1024, by: 37) {
+            for cell in 0..<25 {
+                let noisy = MarkerBits(raw: dictionary.bits(for: id).raw ^ (1 << UInt32(cell)))
+                if let decoded = dictionary.decode(noisy), decoded.rotation == 0 { flipped += 1 }
+            }
+        }
+        #expect(flipped == 0, "one flipped cell never reads as an upright marker")
+    }
+
+    @Test func rowWordsAndIDFormulaAreTheDocumentedOnes() {
+        #expect(dictionary.bits(for: 0).description == "10000/10000/10000/10000/10000")
+        #expect(dictionary.bits(for: 1023).description == "01110/01110/01110/01110/01110")
+        // ID = sum over rows of (2*b(y,1) + b(y,3)) * 4^(4-y)
+        for id in [1, 2, 3, 4, 213, 256, 700] {
+            let bits = dictionary.bits(for: id)
+            let formula = (0..<5).reduce(0) { sum, y in
+                sum * 4 + 2 * (bits.isWhite(x: 1, y: y) ? 1 : 0) + (bits.isWhite(x: 3, y: y) ? 1 : 0)
+            }
+            #expect(formula == id)
+        }
+    }
+
+    /// The book's reference marker (`shared/data/mastering-opencv-marker/marker.png`) as its README gives
+    /// the grid, white = 1, border included.
+    @Test func theBooksReferenceMarkerIs213() {
+        let grid = "0000000/0100000/0011100/0101110/0101110/0101110/0000000".split(separator: "/")
+        let data = grid[1...5].map { row in Array(row)[1...5].map { $0 == "1" } }.flatMap { $0 }
+        let decoded = dictionary.decode(MarkerBits(cells: data))
+        #expect(decoded == MarkerDictionary.Decoded(id: 213, rotation: 0))
+        #expect(dictionary.bits(for: 213).printedCells == grid.flatMap { $0.map { $0 == "1" } })
+    }
+
+    @Test func minimumDistancesAreThreeTwoOneTwo() {
+        #expect(dictionary.minimumDistance(degrees: 0) == 3)
+        #expect(dictionary.minimumDistance(degrees: 90) == 2)
+        #expect(dictionary.minimumDistance(degrees: 180) == 1)
+        #expect(dictionary.minimumDistance(degrees: 270) == 2)
+    }
+
+    @Test func ambiguousIDsAreComputedFromTheCode() {
+        let symmetric = MarkerDictionary.ambiguities.filter { $0.other == nil }
+        #expect(symmetric.map(\.id) == [1023])
+        #expect(symmetric.map(\.degrees) == [180])
+        let pairs = Set(MarkerDictionary.ambiguities.compactMap { a in a.other.map { [min(a.id, $0), max(a.id, $0)] } })
+        #expect(pairs == [[255, 1022], [767, 1020], [831, 1019], [959, 1011], [975, 1007]])
+        #expect(MarkerDictionary.ambiguities.filter { $0.other != nil }.allSatisfy { $0.degrees == 180 && $0.distance == 1 })
+        #expect(MarkerDictionary.ambiguousIDs == [255, 1022, 767, 1020, 831, 1019, 959, 1011, 975, 1007, 1023])
+    }
+}
