@@ -4,9 +4,15 @@ struct Generate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Draw printable markers and checkerboards at exact physical size (PDF, SVG, PNG).",
         discussion: """
-        PDF is vector and the safest to print; print at 100% ("actual size"), never "fit to page", and
-        check the scale bar with a ruler. SVG pages are declared in mm. PNG files store their resolution
-        (--dpi), so printing at 100% gives the true size.
+        PDF is vector and the safest to print; print at 100% ("actual size"), never "fit to page", \
+        and check the scale bar with a ruler. SVG pages are declared in mm. PNG files store their \
+        resolution (--dpi), so printing at 100% gives the true size.
+
+        Examples:
+          markerkit generate markers --ids 0-23 --size 40mm -o sheet.pdf
+          markerkit generate marker 213 --size 50mm -o m213.svg
+          markerkit generate checkerboard --inner 9x6 --square 20mm -o board.pdf
+          markerkit generate dictionary -o all.pdf
         """,
         subcommands: [GenerateMarkers.self, GenerateMarker.self, GenerateCheckerboard.self, GenerateDictionary.self]
     )

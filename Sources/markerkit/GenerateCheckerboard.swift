@@ -7,13 +7,13 @@ struct GenerateCheckerboard: ParsableCommand {
         commandName: "checkerboard",
         abstract: "A chessboard calibration target, centred, with a white border of at least one square.",
         discussion: """
-        --inner counts inner corners as OpenCV does: 9x6 gives 10x7 squares. The page turns to landscape
-        by itself when the board fits only that way (--portrait or --landscape to force one).
-        Next to the output goes the board spec NAME.json that calibration reads.
+        --inner counts inner corners as OpenCV does: 9x6 gives 10x7 squares. The page turns to \
+        landscape by itself when the board fits only that way (--portrait or --landscape to force \
+        one). Next to the output goes the board spec NAME.json that calibration reads.
 
         Examples:
           markerkit generate checkerboard --inner 9x6 --square 20mm -o board.pdf
-          markerkit generate checkerboard --inner 9x6 --square 25mm --page a3 -o board.pdf
+          markerkit generate checkerboard --inner 9x6 --square 25mm --page a3 -o b.pdf
         """
     )
 

@@ -6,13 +6,13 @@ struct GenerateMarkers: ParsableCommand {
         commandName: "markers",
         abstract: "A sheet of markers, as many per page as fit, more pages when needed.",
         discussion: """
-        Each marker keeps a white quiet zone of one cell (side/7) and a label with its ID and size.
-        IDs whose orientation is ambiguous (1023, and pairs one cell apart when turned 180 degrees) are
-        left out of ranges unless --include-ambiguous; an ID named on its own is always printed.
+        Each marker keeps a white quiet zone of one cell (side/7) and a label with its ID and size. \
+        IDs whose orientation is ambiguous (1023, and pairs one cell apart when turned 180 degrees) \
+        are left out of ranges unless --include-ambiguous; an ID named on its own is always printed.
 
         Examples:
           markerkit generate markers --ids 0-23 --size 40mm -o sheet.pdf
-          markerkit generate markers --ids 3,7,100-120 --size 1.5in --page letter --cut-marks -o sheet.pdf
+          markerkit generate markers --ids 3,7,100-120 --size 1.5in --cut-marks -o s.pdf
           markerkit generate markers --ids 0-5 --size 50mm --dpi 600 -o sheet.png
         """
     )

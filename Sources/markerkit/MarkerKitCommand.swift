@@ -8,11 +8,15 @@ struct MarkerKitCommand: ParsableCommand {
         commandName: "markerkit",
         abstract: "Fiducial markers and cameras: printable marker sheets and checkerboards.",
         discussion: """
-        Markers are the classic ArUco 5x5 code, bit for bit OpenCV's DICT_ARUCO_ORIGINAL (IDs 0-1023).
+        Markers are the classic ArUco 5x5 code, bit for bit OpenCV's DICT_ARUCO_ORIGINAL (IDs 0-1023). \
         Every size takes a unit: 40mm, 4cm, 1.5in, 0.04m, 72pt.
 
-        Exit codes: 0 success, 64 bad argument, 65 bad input data, 66 missing input,
+        Exit codes: 0 success, 64 bad argument, 65 bad input data, 66 missing input, \
         70 internal error, 73 cannot write output.
+
+        Examples:
+          markerkit generate markers --ids 0-23 --size 40mm -o sheet.pdf
+          markerkit generate checkerboard --inner 9x6 --square 20mm -o board.pdf
         """,
         version: MarkerKitVersion.string,
         subcommands: [Generate.self]

@@ -30,7 +30,7 @@ public struct CheckerboardSheet {
         let largest = candidates.map { Self.largestSquare(board, on: $0, margin: margin.millimetres, style: style) }.max() ?? 0
         var message = "a \(board.summary) board is \(board.width) x \(board.height) and does not fit on \(page) with its one-square white border and \(margin) margins"
         message += largest >= 0.1 ? ": the largest square that fits is \(Length.format(largest)) mm" : ""
-        if let bigger = try Self.smallestPreset(holding: board, margin: margin.millimetres, style: style) {
+        if let bigger = try Self.smallestPreset(holding: board, like: page, margin: margin.millimetres, style: style) {
             message += ", or use --page \(bigger.name)"
         }
         throw MarkerKitError.invalidArgument(message)
@@ -81,9 +81,14 @@ public struct CheckerboardSheet {
         return (low * 10).rounded(.down) / 10
     }
 
-    static func smallestPreset(holding board: Checkerboard, margin: Double, style: SheetStyle) throws -> PageSize? {
-        try PageSize.presets()
+    /// The smallest preset page that holds `board`, from the same family as `page` (ISO A or US) when
+    /// one there does.
+    static func smallestPreset(holding board: Checkerboard, like page: PageSize, margin: Double,
+                               style: SheetStyle) throws -> PageSize? {
+        func isISO(_ p: PageSize) -> Bool { p.name.first == "A" && p.name.dropFirst().first?.isNumber == true }
+        let holding = try PageSize.presets()
             .sorted { $0.width.millimetres * $0.height.millimetres < $1.width.millimetres * $1.height.millimetres }
-            .first { place(board, on: $0, margin: margin, style: style) != nil || place(board, on: $0.landscape, margin: margin, style: style) != nil }
+            .filter { place(board, on: $0, margin: margin, style: style) != nil || place(board, on: $0.landscape, margin: margin, style: style) != nil }
+        return holding.first { isISO($0) == isISO(page) } ?? holding.first
     }
 }
