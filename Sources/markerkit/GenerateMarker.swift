@@ -42,15 +42,15 @@ struct GenerateMarker: ParsableCommand {
             throw MarkerKitError.invalidArgument("marker ID \(id) is outside 0-\(dictionary.count - 1) of \(dictionary.name)")
         }
         let side = try Length.positive(size, what: "--size")
-        let options = try SheetOptions.parse(["--page", page ?? "a4", "--margin", margin, "--dpi", String(dpi), "-o", output]
-                                             + (landscape ? ["--landscape"] : []))
-        let destination = try options.destination()
+        let destination = try SheetOptions.destination(output: output, dpi: dpi)
         for ambiguity in MarkerDictionary.ambiguities where ambiguity.id == id {
             note("ID \(ambiguity)")
         }
         let document: SheetDocument
-        if page != nil {
-            var sheet = MarkerSheet(ids: [id], side: side, page: try options.pageSize(), margin: try options.marginLength(), gap: .mm(0))
+        if let page {
+            let size = try PageSize(parsing: page)
+            var sheet = MarkerSheet(ids: [id], side: side, page: landscape ? size.landscape : size,
+                                    margin: try Length.nonNegative(margin, what: "--margin"), gap: .mm(0))
             sheet.labels = !noLabels
             document = try sheet.document()
         } else {

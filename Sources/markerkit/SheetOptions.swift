@@ -26,8 +26,12 @@ struct SheetOptions: ParsableArguments {
 
     func marginLength() throws -> Length { try Length.nonNegative(margin, what: "--margin") }
 
-    /// The output file and its format, checked before any drawing so that nothing is drawn in vain.
     func destination() throws -> (url: URL, format: OutputFormat) {
+        try Self.destination(output: output, dpi: dpi)
+    }
+
+    /// The output file and its format, checked before any drawing so that nothing is drawn in vain.
+    static func destination(output: String, dpi: Double) throws -> (url: URL, format: OutputFormat) {
         let url = URL(fileURLWithPath: output)
         let format = try OutputFormat(for: url)
         guard dpi.isFinite, dpi >= 10, dpi <= 4800 else {

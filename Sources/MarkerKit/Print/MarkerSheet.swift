@@ -72,9 +72,8 @@ public struct MarkerSheet {
         canvas.drawMarker(dictionary.bits(for: placement.id), in: placement.marker)
         let ambiguous = markAmbiguous && MarkerDictionary.ambiguousIDs.contains(placement.id)
         if let size = layout.labelFontSize {
-            let style = canvas.style
             let text = ambiguous ? "ID \(placement.id) ambiguous" : "ID \(placement.id) · \(side)"
-            let color = ambiguous ? Color(style.ambiguousColor[0], style.ambiguousColor[1], style.ambiguousColor[2]) : .black
+            let color = ambiguous ? canvas.style.ambiguous : .black
             canvas.text(text, x: placement.marker.x + layout.side / 2, baseline: placement.labelBaseline, size: size,
                         align: .center, maxWidth: layout.boxWidth, color: color)
         }

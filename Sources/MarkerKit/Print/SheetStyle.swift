@@ -27,6 +27,11 @@ public struct SheetStyle: Decodable, Sendable {
     public let cutLineDash: [Double]
     public let ambiguousColor: [Double]
 
+    /// The colour that marks ambiguous IDs.
+    public var ambiguous: Color {
+        ambiguousColor.count == 3 ? Color(ambiguousColor[0], ambiguousColor[1], ambiguousColor[2]) : Color(0.8, 0, 0)
+    }
+
     /// The label's font size for a marker of this side.
     public func labelFontSize(markerSide: Double) -> Double {
         min(label.maxFontSize, max(label.minFontSize, markerSide * label.fontSizePerMarkerSide))
