@@ -3,7 +3,9 @@ import PackageDescription
 
 // OpenCV is linked library by library: pkg-config's `opencv4` would pull all 57 of them
 // (0.3 s start-up for every command instead of 0.01 s; see ARCHITECTURE.md).
-let openCVLibraries = ["opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_calib3d", "opencv_aruco"]
+let openCVLibraries = [
+    "opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_calib3d", "opencv_videoio", "opencv_aruco",
+]
 
 let package = Package(
     name: "MarkerKit",

@@ -38,6 +38,19 @@ inline cv::Mat gray_view(const uint8_t *gray, int32_t width, int32_t height, int
     return cv::Mat(height, width, CV_8UC1, const_cast<uint8_t *>(gray), static_cast<size_t>(stride));
 }
 
+// A Mat header over caller memory with 1, 3 or 4 channels.
+inline cv::Mat view(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels) {
+    return cv::Mat(height, width, CV_8UC(channels), const_cast<uint8_t *>(pixels), static_cast<size_t>(stride));
+}
+
+inline bool valid_image(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels) {
+    return pixels != nullptr && width > 0 && height > 0 && (channels == 1 || channels == 3 || channels == 4) &&
+           stride >= width * channels;
+}
+
+// Copies an 8-bit Mat into a malloc'ed cvb_image (packed rows).
+int32_t to_image(const cv::Mat &mat, cvb_image *out);
+
 inline bool valid_gray(const uint8_t *gray, int32_t width, int32_t height, int32_t stride) {
     return gray != nullptr && width > 0 && height > 0 && stride >= width;
 }

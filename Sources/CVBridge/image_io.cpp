@@ -1,20 +1,58 @@
-// Image files in and out through OpenCV's imgcodecs.
+// Image files in and out through OpenCV's imgcodecs, and colour conversion.
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 #include "bridge_error.hpp"
 
-extern "C" int32_t cvb_image_read_gray(const char *path, cvb_image *out) {
+int32_t cvb::to_image(const cv::Mat &mat, cvb_image *out) {
+    const size_t row = size_t(mat.cols) * mat.elemSize();
+    auto *data = static_cast<uint8_t *>(std::malloc(row * mat.rows + 1));
+    if (data == nullptr) return cvb::fail(CVB_ERR_IO, "out of memory for a " + std::to_string(mat.cols) + "x" +
+                                                          std::to_string(mat.rows) + " image");
+    for (int y = 0; y < mat.rows; ++y) std::memcpy(data + size_t(y) * row, mat.ptr(y), row);
+    *out = cvb_image{mat.cols, mat.rows, static_cast<int32_t>(row), mat.channels(), data};
+    return CVB_OK;
+}
+
+extern "C" int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out) {
     return cvb::guarded("read image", [&]() -> int32_t {
-        if (path == nullptr || out == nullptr) return cvb::fail(CVB_ERR_ARGUMENT, "read image: null argument");
+        if (path == nullptr || out == nullptr || (channels != 1 && channels != 3))
+            return cvb::fail(CVB_ERR_ARGUMENT, "read image: bad argument");
         *out = cvb_image{0, 0, 0, 0, nullptr};
-        cv::Mat image = cv::imread(path, cv::IMREAD_GRAYSCALE);
+        cv::Mat image = cv::imread(path, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
         if (image.empty()) return cvb::fail(CVB_ERR_IO, std::string("cannot read or decode image '") + path + "'");
-        const size_t bytes = image.total();
-        auto *data = static_cast<uint8_t *>(std::malloc(bytes));
-        if (data == nullptr) return cvb::fail(CVB_ERR_IO, "read image: out of memory");
-        for (int y = 0; y < image.rows; ++y) std::memcpy(data + size_t(y) * image.cols, image.ptr(y), image.cols);
-        *out = cvb_image{image.cols, image.rows, image.cols, 1, data};
+        return cvb::to_image(image, out);
+    });
+}
+
+extern "C" int32_t cvb_image_read_gray(const char *path, cvb_image *out) { return cvb_image_read(path, 1, out); }
+
+extern "C" int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride,
+                                    int32_t channels, const char *extension, cvb_image *out) {
+    return cvb::guarded("encode image", [&]() -> int32_t {
+        if (!cvb::valid_image(pixels, width, height, stride, channels) || extension == nullptr || out == nullptr)
+            return cvb::fail(CVB_ERR_ARGUMENT, "encode image: bad argument");
+        std::vector<uint8_t> bytes;
+        if (!cv::imencode(extension, cvb::view(pixels, width, height, stride, channels), bytes))
+            return cvb::fail(CVB_ERR_IO, std::string("cannot encode image as ") + extension);
+        auto *data = static_cast<uint8_t *>(std::malloc(bytes.size() + 1));
+        if (data == nullptr) return cvb::fail(CVB_ERR_IO, "encode image: out of memory");
+        std::memcpy(data, bytes.data(), bytes.size());
+        *out = cvb_image{static_cast<int32_t>(bytes.size()), 1, static_cast<int32_t>(bytes.size()), 1, data};
+        return CVB_OK;
+    });
+}
+
+extern "C" int32_t cvb_to_gray(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride,
+                               int32_t channels, uint8_t *gray) {
+    return cvb::guarded("to gray", [&]() -> int32_t {
+        if (!cvb::valid_image(pixels, width, height, stride, channels) || gray == nullptr || channels == 1)
+            return cvb::fail(CVB_ERR_ARGUMENT, "to gray: bad argument");
+        cv::Mat out(height, width, CV_8UC1, gray);
+        cv::cvtColor(cvb::view(pixels, width, height, stride, channels), out,
+                     channels == 3 ? cv::COLOR_BGR2GRAY : cv::COLOR_BGRA2GRAY);
         return CVB_OK;
     });
 }

@@ -6,12 +6,12 @@ import MarkerKit
 struct MarkerKitCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "markerkit",
-        abstract: "Fiducial markers and cameras: printable marker sheets and checkerboards.",
+        abstract: "Fiducial markers and cameras: printable sheets, marker detection and pose.",
         discussion: """
         Markers are the classic ArUco 5x5 code, bit for bit OpenCV's DICT_ARUCO_ORIGINAL (IDs 0-1023). \
         Every size takes a unit: 40mm, 4cm, 1.5in, 0.04m, 72pt.
 
-        Exit codes: 0 success, 64 bad argument, 65 bad input data, 66 missing input, \
+        Exit codes: 0 success, 1 some inputs failed (each named), 64 bad argument, 65 bad input data, 66 missing input, \
         70 internal error, 73 cannot write output.
 
         Examples:
@@ -19,7 +19,7 @@ struct MarkerKitCommand: ParsableCommand {
           markerkit generate checkerboard --inner 9x6 --square 20mm -o board.pdf
         """,
         version: MarkerKitVersion.string,
-        subcommands: [Generate.self]
+        subcommands: [Generate.self, Detect.self]
     )
 
     /// Parses and runs; every failure becomes one line on stderr and a documented exit code.
@@ -29,6 +29,9 @@ struct MarkerKitCommand: ParsableCommand {
             try command.run()
         } catch let error as MarkerKitError {
             fail(error.description, code: error.exitCode)
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue) // already reported, line by line
+
         } catch {
             let code = exitCode(for: error)
             if code == .success { exit(withError: error) } // --help, --version

@@ -59,6 +59,94 @@ int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t height, int
 int32_t cvb_find_chessboard(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                             int32_t cols, int32_t rows, double *corners);
 
+
+/* ---- Images ---------------------------------------------------------------------------------- */
+
+/* Reads an image file as 8-bit gray (channels 1) or BGR (channels 3). */
+int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out);
+/* Encodes an 8-bit gray or BGR image into the format named by `extension` (".png", ".jpg"); the
+ * bytes go to `out` (data owned by the bridge, release with cvb_image_release; width = byte count). */
+int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
+                         const char *extension, cvb_image *out);
+/* Converts 8-bit BGR (3) or BGRA (4) pixels to gray (ITU-R BT.601 weights, as cv::cvtColor). */
+int32_t cvb_to_gray(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
+                    uint8_t *gray);
+
+/* ---- Detector stages --------------------------------------------------------------------------- */
+
+/* cv::adaptiveThreshold, mean of a `window` x `window` block minus `constant`, inverted: dark = 255. */
+int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+                               int32_t window, double constant, uint8_t *binary);
+
+/* Contours of a binary image (cv::findContours, RETR_LIST, every point), only those with between
+ * min_points and max_points points. Points are x,y pairs; contour i spans points offsets[i]..offsets[i+1]. */
+typedef struct cvb_contours {
+    int32_t count;
+    int32_t *offsets; /* count + 1 */
+    int32_t *points;  /* 2 * offsets[count] */
+} cvb_contours;
+int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
+                          int32_t min_points, int32_t max_points, cvb_contours *out);
+void cvb_contours_release(cvb_contours *contours);
+
+/* cv::approxPolyDP of a closed contour; writes up to `capacity` vertices (x,y) and returns how many
+ * the polygon has. */
+int32_t cvb_approx_polygon(const int32_t *points, int32_t count, double epsilon, int32_t *out, int32_t capacity);
+
+/* Warps the quadrilateral `corners` (x0 y0 .. x3 y3) of `gray` onto a size x size square, corner 0 at
+ * the top-left, going clockwise (cv::warpPerspective, bilinear). */
+int32_t cvb_warp_quad(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, const double *corners,
+                      int32_t size, uint8_t *out);
+
+/* ---- Geometry ------------------------------------------------------------------------------------- */
+
+/* cv::solvePnP with SOLVEPNP_IPPE_SQUARE for a square of side `side` in OpenCV's marker frame:
+ * object corners (-s/2, s/2, 0), (s/2, s/2, 0), (s/2, -s/2, 0), (-s/2, -s/2, 0). */
+int32_t cvb_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
+                             const double *distortion, int32_t distortion_count, double *rvec, double *tvec);
+
+/* cv::projectPoints of `count` object points (x,y,z) with a pose; writes 2 * count doubles. */
+int32_t cvb_project_points(const double *object_points, int32_t count, const double *rvec, const double *tvec,
+                           const double *camera_matrix, const double *distortion, int32_t distortion_count,
+                           double *image_points);
+
+/* ---- Camera files --------------------------------------------------------------------------------- */
+
+/* Reads `camera_matrix`, `distortion_coefficients` (up to 14) and, when present, `image_width` and
+ * `image_height` (else 0) from an OpenCV FileStorage file (YAML, XML or JSON). */
+int32_t cvb_read_camera(const char *path, double *camera_matrix, double *distortion, int32_t *distortion_count,
+                        int32_t *image_width, int32_t *image_height);
+
+/* ---- Video ------------------------------------------------------------------------------------------ */
+
+typedef struct cvb_video cvb_video;
+/* Opens a video file with OpenCV's videoio. */
+int32_t cvb_video_open(const char *path, cvb_video **out);
+/* Reads the next frame as BGR (channels 3) into `out` (released with cvb_image_release). Returns 1 for a
+ * frame, 0 at the end. */
+int32_t cvb_video_read(cvb_video *video, cvb_image *out);
+double cvb_video_fps(cvb_video *video);
+void cvb_video_close(cvb_video *video);
+
+typedef struct cvb_video_writer cvb_video_writer;
+/* Opens a video file for writing with the four-character codec `fourcc` ("MJPG"). */
+int32_t cvb_video_writer_open(const char *path, const char *fourcc, double fps, int32_t width, int32_t height,
+                              cvb_video_writer **out);
+int32_t cvb_video_writer_write(cvb_video_writer *writer, const uint8_t *bgr, int32_t width, int32_t height,
+                               int32_t stride);
+void cvb_video_writer_close(cvb_video_writer *writer);
+
+/* ---- Drawing on BGR images (annotations) -------------------------------------------------------- */
+
+/* Polyline through `count` points (x,y doubles), anti-aliased, `thickness` pixels, colour b,g,r. */
+int32_t cvb_draw_polyline(uint8_t *bgr, int32_t width, int32_t height, int32_t stride, const double *points,
+                          int32_t count, int32_t closed, int32_t blue, int32_t green, int32_t red, int32_t thickness);
+int32_t cvb_draw_circle(uint8_t *bgr, int32_t width, int32_t height, int32_t stride, double x, double y,
+                        double radius, int32_t blue, int32_t green, int32_t red, int32_t thickness);
+/* Text with its bottom-left at x,y (Hershey simplex font, `scale` 1 is about 22 px tall). */
+int32_t cvb_draw_text(uint8_t *bgr, int32_t width, int32_t height, int32_t stride, const char *text, double x,
+                      double y, double scale, int32_t blue, int32_t green, int32_t red, int32_t thickness);
+
 #ifdef __cplusplus
 }
 #endif

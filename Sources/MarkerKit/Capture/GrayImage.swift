@@ -1,7 +1,7 @@
 import CVBridge
 import Foundation
 
-/// An 8-bit single-channel image, row-major, rows packed (stride = width).
+/// An 8-bit single-channel image, row-major, rows packed (stride = width): what detection works on.
 public struct GrayImage: Sendable {
     public let width: Int
     public let height: Int
@@ -18,17 +18,19 @@ public struct GrayImage: Sendable {
 
     /// Reads any image file OpenCV's imgcodecs decodes (PNG, JPEG, TIFF, BMP, PGM, ...) as gray.
     public init(contentsOf url: URL) throws {
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw MarkerKitError.missingInput("cannot read image '\(url.path)': no such file")
-        }
-        var image = cvb_image()
-        let status = cvb_image_read_gray(url.path, &image)
-        defer { cvb_image_release(&image) }
-        guard status >= 0, let data = image.data else {
-            throw MarkerKitError.badInput("cannot read image '\(url.path)': not a readable image or corrupt")
-        }
-        let count = Int(image.width) * Int(image.height)
-        self.init(width: Int(image.width), height: Int(image.height),
-                  pixels: Array(UnsafeBufferPointer(start: data, count: count)))
+        let frame = try Frame(contentsOf: url, format: .gray8)
+        self.init(width: frame.width, height: frame.height, pixels: frame.bytes)
+    }
+
+    /// Bilinear sample at (x, y) in OpenCV's convention (integer coordinates at pixel centres), clamped
+    /// to the image.
+    public func sample(_ x: Double, _ y: Double) -> Double {
+        let cx = min(max(x, 0), Double(width - 1)), cy = min(max(y, 0), Double(height - 1))
+        let x0 = Int(cx), y0 = Int(cy)
+        let x1 = min(x0 + 1, width - 1), y1 = min(y0 + 1, height - 1)
+        let fx = cx - Double(x0), fy = cy - Double(y0)
+        let top = Double(pixels[y0 * width + x0]) * (1 - fx) + Double(pixels[y0 * width + x1]) * fx
+        let bottom = Double(pixels[y1 * width + x0]) * (1 - fx) + Double(pixels[y1 * width + x1]) * fx
+        return top * (1 - fy) + bottom * fy
     }
 }

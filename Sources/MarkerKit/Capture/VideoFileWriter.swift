@@ -1,0 +1,52 @@
+import CVBridge
+import Foundation
+
+/// Writes BGR frames into a video file through OpenCV's videoio (Motion JPEG in AVI by default). The
+/// file appears under its name only when `finish()` succeeds; until then it is a temporary file beside it.
+public final class VideoFileWriter {
+    public let url: URL
+    private let temporary: URL
+    private var writer: OpaquePointer?
+    private let width: Int, height: Int
+
+    public init(url: URL, width: Int, height: Int, framesPerSecond: Double, fourcc: String = "MJPG") throws {
+        try OutputFiles.checkDestination(url)
+        self.url = url
+        self.width = width
+        self.height = height
+        temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp.\(url.pathExtension)")
+        var handle: OpaquePointer?
+        guard cvb_video_writer_open(temporary.path, fourcc, framesPerSecond > 0 ? framesPerSecond : 25, Int32(width),
+                                    Int32(height), &handle) >= 0, handle != nil else {
+            throw MarkerKitError.cannotWrite("cannot write video '\(url.path)': \(String(cString: cvb_last_error()))")
+        }
+        writer = handle
+    }
+
+    deinit {
+        if writer != nil {
+            cvb_video_writer_close(writer)
+            unlink(temporary.path)
+        }
+    }
+
+    public func write(_ frame: Frame) throws {
+        guard frame.format == .bgr8, frame.width == width, frame.height == height else {
+            throw MarkerKitError.badInput("video '\(url.path)': frames change size or format mid-stream")
+        }
+        let status = frame.bytes.withUnsafeBufferPointer {
+            cvb_video_writer_write(writer, $0.baseAddress, Int32(width), Int32(height), Int32(frame.stride))
+        }
+        guard status >= 0 else { throw MarkerKitError.cannotWrite("cannot write video '\(url.path)': \(String(cString: cvb_last_error()))") }
+    }
+
+    /// Closes the file and moves it into place.
+    public func finish() throws {
+        cvb_video_writer_close(writer)
+        writer = nil
+        guard rename(temporary.path, url.path) == 0 else {
+            unlink(temporary.path)
+            throw MarkerKitError.cannotWrite("cannot write video '\(url.path)': \(String(cString: strerror(errno)))")
+        }
+    }
+}

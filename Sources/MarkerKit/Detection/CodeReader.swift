@@ -1,0 +1,14 @@
+/// Stage 8: a sampled grid read as a marker: the border checked, the 5x5 code looked up in all four
+/// orientations, and the corners put in the marker's own order (top-left, top-right, bottom-right,
+/// bottom-left as printed), as OpenCV's aruco gives them.
+public enum CodeReader {
+    public static func read(cells: [Bool], quad: Quad, dictionary: MarkerDictionary,
+                            parameters: DetectorParameters) -> MarkerDetection? {
+        guard Double(CellSampler.borderErrors(cells)) <= parameters.maxBorderErrorRate * 24 else { return nil }
+        guard let decoded = dictionary.decode(CellSampler.data(cells)) else { return nil }
+        // The grid was seen turned `rotation` quarter turns clockwise, so the printed top-left corner sits
+        // at the unwarped square's corner number `rotation` (corners go clockwise from the top-left).
+        let corners = (0..<4).map { quad.corners[(decoded.rotation + $0) % 4] }
+        return MarkerDetection(id: decoded.id, corners: corners)
+    }
+}

@@ -1,0 +1,83 @@
+/// Stage 9: sub-pixel corners. A marker's corners are L-corners, where corner detectors made for
+/// chessboard X-corners are biased; instead each outer edge is located to sub-pixel precision at many
+/// points along its length (the peak of the intensity gradient across it), a line is fitted to each
+/// edge, and the corners are where neighbouring lines meet.
+public enum CornerRefiner {
+    public static func refine(_ corners: [Point2], in image: GrayImage) -> [Point2] {
+        var lines: [(point: Point2, direction: Point2)] = []
+        for side in 0..<4 {
+            guard let line = fitEdge(from: corners[side], to: corners[(side + 1) % 4], in: image) else { return corners }
+            lines.append(line)
+        }
+        let sideLength = (0..<4).map { corners[$0].distance(to: corners[($0 + 1) % 4]) }.min()!
+        let maxMove = max(1.5, sideLength / 10)
+        var refined: [Point2] = []
+        for i in 0..<4 {
+            // Corner i joins edge i-1 (ending at it) and edge i (starting at it).
+            guard let p = intersect(lines[(i + 3) % 4], lines[i]), p.distance(to: corners[i]) <= maxMove else {
+                return corners
+            }
+            refined.append(p)
+        }
+        return refined
+    }
+
+    /// The edge between two corners as a line through sub-pixel edge points, or nil when too few.
+    static func fitEdge(from a: Point2, to b: Point2, in image: GrayImage) -> (point: Point2, direction: Point2)? {
+        let length = a.distance(to: b)
+        guard length >= 4 else { return nil }
+        let d = Point2(x: (b.x - a.x) / length, y: (b.y - a.y) / length)
+        let n = Point2(x: -d.y, y: d.x)
+        let reach = max(1.5, min(length / 14, 5))
+        let step = 0.5
+        let steps = Int(reach / step)
+        let samples = min(max(Int(length / 2), 6), 40)
+        var points: [Point2] = []
+        var strengths: [Double] = []
+        for k in 0..<samples {
+            let t = 0.15 + 0.7 * Double(k) / Double(samples - 1)
+            let base = Point2(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t)
+            let profile = (-steps - 1...steps + 1).map { s in
+                image.sample(base.x + n.x * Double(s) * step, base.y + n.y * Double(s) * step)
+            }
+            // Central differences; index j of `gradient` is offset (j - steps) * step along the normal.
+            let gradient = (1..<(profile.count - 1)).map { abs(profile[$0 + 1] - profile[$0 - 1]) / (2 * step) }
+            guard let peak = gradient.indices.max(by: { gradient[$0] < gradient[$1] }),
+                  peak > 0, peak < gradient.count - 1 else { continue }
+            let (g0, g1, g2) = (gradient[peak - 1], gradient[peak], gradient[peak + 1])
+            let curvature = g0 - 2 * g1 + g2
+            let offset = curvature < 0 ? 0.5 * (g0 - g2) / curvature : 0
+            let along = (Double(peak - steps) + offset) * step
+            points.append(Point2(x: base.x + n.x * along, y: base.y + n.y * along))
+            strengths.append(g1)
+        }
+        guard points.count >= 4 else { return nil }
+        // Weak edge points (glare, occlusion) are dropped before fitting.
+        let median = strengths.sorted()[strengths.count / 2]
+        let strong = zip(points, strengths).filter { $0.1 >= 0.25 * median }.map(\.0)
+        guard strong.count >= 4 else { return nil }
+        return fitLine(strong)
+    }
+
+    /// Total least squares line through points: their centroid and principal direction.
+    static func fitLine(_ points: [Point2]) -> (point: Point2, direction: Point2) {
+        let count = Double(points.count)
+        let cx = points.map(\.x).reduce(0, +) / count, cy = points.map(\.y).reduce(0, +) / count
+        var sxx = 0.0, sxy = 0.0, syy = 0.0
+        for p in points {
+            sxx += (p.x - cx) * (p.x - cx); sxy += (p.x - cx) * (p.y - cy); syy += (p.y - cy) * (p.y - cy)
+        }
+        let angle = 0.5 * atan2(2 * sxy, sxx - syy)
+        return (Point2(x: cx, y: cy), Point2(x: cos(angle), y: sin(angle)))
+    }
+
+    static func intersect(_ l1: (point: Point2, direction: Point2), _ l2: (point: Point2, direction: Point2)) -> Point2? {
+        let det = l1.direction.x * l2.direction.y - l1.direction.y * l2.direction.x
+        guard abs(det) > 1e-9 else { return nil }
+        let dx = l2.point.x - l1.point.x, dy = l2.point.y - l1.point.y
+        let t = (dx * l2.direction.y - dy * l2.direction.x) / det
+        return Point2(x: l1.point.x + t * l1.direction.x, y: l1.point.y + t * l1.direction.y)
+    }
+}
+
+import Foundation

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Detection results as JSON: `{"frames": [{"source", "index", "width", "height", "markers": [{"id",
+/// "corners", "pose": {"rvec", "tvec", "unit"}}]}]}`. Corners in pixels, OpenCV's convention (integer
+/// coordinates at pixel centres), in the marker's order TL, TR, BR, BL.
+public struct DetectionReport: Codable, Sendable {
+    public struct Pose: Codable, Sendable, Equatable {
+        public let rvec: [Double]
+        public let tvec: [Double]
+        public let unit: String
+    }
+
+    public struct Marker: Codable, Sendable, Equatable {
+        public let id: Int
+        public let corners: [[Double]]
+        public let pose: Pose?
+
+        public init(_ detection: MarkerDetection, pose: MarkerPose?, unit: String = "m") {
+            id = detection.id
+            corners = detection.corners.map { [$0.x, $0.y] }
+            self.pose = pose.map { Pose(rvec: $0.rvec, tvec: $0.tvec, unit: unit) }
+        }
+    }
+
+    public struct FrameResult: Codable, Sendable {
+        public let source: String
+        public let index: Int
+        public let width: Int
+        public let height: Int
+        public let markers: [Marker]
+
+        public init(source: String, index: Int, width: Int, height: Int, markers: [Marker]) {
+            self.source = source
+            self.index = index
+            self.width = width
+            self.height = height
+            self.markers = markers
+        }
+
+        /// One line of JSON (for `--jsonl`).
+        public func jsonLine() throws -> Data {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            var data = try encoder.encode(self)
+            data.append(0x0A)
+            return data
+        }
+    }
+
+    public var frames: [FrameResult]
+
+    public init(frames: [FrameResult]) { self.frames = frames }
+
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(self)
+        data.append(0x0A)
+        return data
+    }
+}

@@ -1,0 +1,37 @@
+/// Every knob of the marker detector in one value. The defaults follow OpenCV's aruco detector where it
+/// has the same knob, so the two can be compared like for like.
+public struct DetectorParameters: Sendable, Equatable {
+    /// Adaptive threshold windows in pixels (odd). Each window is one threshold pass; candidates from all
+    /// passes are pooled. OpenCV: 3 to 23 in steps of 10.
+    public var thresholdWindows: [Int] = [3, 13, 23]
+    /// Subtracted from the local mean: a pixel is dark when below mean - constant. OpenCV: 7.
+    public var thresholdConstant: Double = 7
+    /// Smallest and largest marker perimeter, relative to the image's larger side. OpenCV: 0.03 and 4.
+    public var minPerimeterRate: Double = 0.03
+    public var maxPerimeterRate: Double = 4.0
+    /// Polygon approximation tolerance, relative to the contour's length. OpenCV: 0.03.
+    public var polygonAccuracyRate: Double = 0.03
+    /// Shortest side, relative to the perimeter. OpenCV: 0.05.
+    public var minSideRate: Double = 0.05
+    /// Corners closer to the image edge than this (pixels) are refused. OpenCV: 3.
+    public var minDistanceToBorder: Double = 3
+    /// Two candidates whose corners are on average closer than this, relative to the smaller perimeter,
+    /// are one; the larger is kept. OpenCV: 0.05.
+    public var duplicateDistanceRate: Double = 0.05
+    /// Pixels per cell in the unwarped square. OpenCV: 4.
+    public var pixelsPerCell: Int = 8
+    /// Part of each cell's side ignored at its edges when sampling. OpenCV: 0.13; a wider margin reads
+    /// small, steep, blurred markers better (measured on the ArUco test video: 7 more detections, and the
+    /// one OpenCV detection 0.13 missed).
+    public var cellMarginRate: Double = 0.25
+    /// Unwarped squares with less contrast (standard deviation of gray values) are refused. OpenCV: 5.
+    public var minContrast: Double = 5
+    /// Border cells that may read white, relative to the 24 border cells. OpenCV: 0.35; stricter here
+    /// because the code corrects no errors, so the border is the main guard against false markers (0.35
+    /// let a low-contrast patch of the ArUco test video read as ID 0).
+    public var maxBorderErrorRate: Double = 0.25
+    /// Refine corners to sub-pixel precision by fitting lines to the marker's outer edges.
+    public var refineCorners: Bool = true
+
+    public init() {}
+}

@@ -1,0 +1,60 @@
+import CVBridge
+
+/// Draws detections onto a BGR frame: outlines, corner 0, IDs and, with a pose, the marker's axes (x red,
+/// y green, z blue) and a wire cube standing on it.
+public struct MarkerAnnotator: Sendable {
+    public var poseEstimator: MarkerPoseEstimator?
+
+    public init(poseEstimator: MarkerPoseEstimator? = nil) { self.poseEstimator = poseEstimator }
+
+    public func annotate(_ frame: inout Frame, markers: [MarkerDetection], poses: [Int: MarkerPose] = [:]) throws {
+        precondition(frame.format == .bgr8, "annotations are drawn on BGR frames")
+        let thickness = max(1, min(frame.width, frame.height) / 400)
+        for (index, marker) in markers.enumerated() {
+            try polyline(&frame, marker.corners, closed: true, color: (0, 220, 0), thickness: thickness)
+            try circle(&frame, marker.corners[0], radius: Double(2 + thickness), color: (0, 0, 255), thickness: -1)
+            if let estimator = poseEstimator, let pose = poses[index] {
+                let h = estimator.side / 2, s = estimator.side
+                let axes = try estimator.project([(0, 0, 0), (h, 0, 0), (0, h, 0), (0, 0, h)], pose: pose)
+                let base = [(-h, h, 0.0), (h, h, 0.0), (h, -h, 0.0), (-h, -h, 0.0)]
+                let cube = try estimator.project(base + base.map { ($0.0, $0.1, s) }, pose: pose)
+                for edge in [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7)] {
+                    try polyline(&frame, [cube[edge.0], cube[edge.1]], closed: false, color: (255, 200, 0), thickness: thickness)
+                }
+                try polyline(&frame, [axes[0], axes[1]], closed: false, color: (0, 0, 255), thickness: 2 * thickness)
+                try polyline(&frame, [axes[0], axes[2]], closed: false, color: (0, 255, 0), thickness: 2 * thickness)
+                try polyline(&frame, [axes[0], axes[3]], closed: false, color: (255, 0, 0), thickness: 2 * thickness)
+            }
+            let scale = max(0.4, Double(thickness) * 0.5)
+            try text(&frame, "\(marker.id)", at: marker.center, scale: scale, color: (255, 0, 255), thickness: thickness)
+        }
+    }
+
+    private func check(_ status: Int32) throws {
+        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+    }
+
+    private func polyline(_ frame: inout Frame, _ points: [Point2], closed: Bool, color: (Int32, Int32, Int32), thickness: Int) throws {
+        let xy = points.flatMap { [$0.x, $0.y] }
+        let (w, h, stride) = (Int32(frame.width), Int32(frame.height), Int32(frame.stride))
+        try check(frame.bytes.withUnsafeMutableBufferPointer {
+            cvb_draw_polyline($0.baseAddress, w, h, stride, xy, Int32(points.count), closed ? 1 : 0,
+                              color.0, color.1, color.2, Int32(thickness))
+        })
+    }
+
+    private func circle(_ frame: inout Frame, _ p: Point2, radius: Double, color: (Int32, Int32, Int32), thickness: Int) throws {
+        let (w, h, stride) = (Int32(frame.width), Int32(frame.height), Int32(frame.stride))
+        try check(frame.bytes.withUnsafeMutableBufferPointer {
+            cvb_draw_circle($0.baseAddress, w, h, stride, p.x, p.y, radius, color.0, color.1, color.2, Int32(thickness))
+        })
+    }
+
+    private func text(_ frame: inout Frame, _ s: String, at p: Point2, scale: Double, color: (Int32, Int32, Int32), thickness: Int) throws {
+        let (w, h, stride) = (Int32(frame.width), Int32(frame.height), Int32(frame.stride))
+        try check(frame.bytes.withUnsafeMutableBufferPointer {
+            cvb_draw_text($0.baseAddress, w, h, stride, s, p.x - 10 * scale * Double(s.count), p.y + 10 * scale,
+                          scale, color.0, color.1, color.2, Int32(thickness))
+        })
+    }
+}

@@ -1,0 +1,114 @@
+/// The classic square-marker detector as a list of stages, each in its own file: grayscale, adaptive
+/// threshold, contours, convex 4-gon candidates, unwarp, Otsu, cell sampling, code reading, corner
+/// refinement. Pose is separate (`MarkerPoseEstimator`), as it needs a calibration and a marker size.
+public struct MarkerDetector: Sendable {
+    public var parameters: DetectorParameters
+    public var dictionary: MarkerDictionary
+
+    public init(parameters: DetectorParameters = DetectorParameters(), dictionary: MarkerDictionary = .arucoOriginal) {
+        self.parameters = parameters
+        self.dictionary = dictionary
+    }
+
+    public func detect(in frame: Frame) throws -> [MarkerDetection] {
+        var timings: StageTimings? = nil
+        return try detect(in: frame, timings: &timings)
+    }
+
+    public func detect(in image: GrayImage) throws -> [MarkerDetection] {
+        var timings: StageTimings? = nil
+        return try detect(in: image, timings: &timings)
+    }
+
+    /// Detects markers in any frame; adds each stage's time to `timings` when it is not nil.
+    public func detect(in frame: Frame, timings: inout StageTimings?) throws -> [MarkerDetection] {
+        let gray = try measure("grayscale", &timings) { try Grayscale.image(from: frame) }
+        return try detect(in: gray, timings: &timings)
+    }
+
+    public func detect(in image: GrayImage, timings: inout StageTimings?) throws -> [MarkerDetection] {
+        let p = parameters
+        let longSide = Double(max(image.width, image.height))
+        var contours: [Contours.Contour] = []
+        for window in p.thresholdWindows {
+            let binary = try measure("adaptive threshold", &timings) {
+                try AdaptiveThreshold.binary(image, window: window, constant: p.thresholdConstant)
+            }
+            contours += try measure("contours", &timings) {
+                try Contours.find(in: binary, minPoints: Int(p.minPerimeterRate * longSide),
+                                  maxPoints: Int(p.maxPerimeterRate * longSide))
+            }
+        }
+        let quads = try measure("candidates", &timings) {
+            try QuadCandidates.quads(from: contours, imageWidth: image.width, imageHeight: image.height, parameters: p)
+        }
+        var markers: [MarkerDetection] = []
+        for quad in quads {
+            switch try read(quad, in: image, timings: &timings) {
+            case .marker(let marker):
+                markers.append(marker)
+            case .nearMiss where p.refineCorners:
+                // A clean border but no code: on small or steep markers the integer corners of the polygon
+                // can be a cell fraction off. Read once more from refined corners.
+                let refined = measure("corner refinement", &timings) { CornerRefiner.refine(quad.corners, in: image) }
+                if refined != quad.corners, case .marker(let marker) = try read(Quad(corners: refined), in: image, timings: &timings) {
+                    markers.append(marker)
+                }
+            default:
+                break
+            }
+        }
+        markers = Self.removeDuplicateIDs(markers)
+        if p.refineCorners {
+            markers = measure("corner refinement", &timings) {
+                markers.map { MarkerDetection(id: $0.id, corners: CornerRefiner.refine($0.corners, in: image)) }
+            }
+        }
+        timings?.countFrame()
+        return markers.sorted { $0.id < $1.id }
+    }
+
+    enum Reading { case marker(MarkerDetection), nearMiss, nothing }
+
+    /// Stages 5 to 8 on one candidate.
+    private func read(_ quad: Quad, in image: GrayImage, timings: inout StageTimings?) throws -> Reading {
+        let p = parameters
+        let square = try measure("unwarp", &timings) { try Unwarp.square(quad, from: image, pixelsPerCell: p.pixelsPerCell) }
+        let split = measure("otsu", &timings) { Otsu.split(square, border: p.pixelsPerCell) }
+        guard split.contrast >= p.minContrast else { return .nothing }
+        let cells = measure("cell sampling", &timings) {
+            CellSampler.cells(of: square, threshold: split.threshold, pixelsPerCell: p.pixelsPerCell, marginRate: p.cellMarginRate)
+        }
+        if let marker = measure("code", &timings, { CodeReader.read(cells: cells, quad: quad, dictionary: dictionary, parameters: p) }) {
+            return .marker(marker)
+        }
+        return CellSampler.borderErrors(cells) <= 2 ? .nearMiss : .nothing
+    }
+
+    /// The same ID found twice at one place (a border's outer and inner edge both read): keep the larger.
+    static func removeDuplicateIDs(_ markers: [MarkerDetection]) -> [MarkerDetection] {
+        var kept: [MarkerDetection] = []
+        for marker in markers.sorted(by: { $0.meanSide > $1.meanSide }) {
+            let center = marker.center
+            if !kept.contains(where: { $0.id == marker.id && $0.center.distance(to: center) < $0.meanSide / 2 }) {
+                kept.append(marker)
+            }
+        }
+        return kept
+    }
+
+    private func measure<T>(_ stage: String, _ timings: inout StageTimings?, _ body: () throws -> T) rethrows -> T {
+        guard timings != nil else { return try body() }
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try body()
+        timings!.add(stage, clock.now - start)
+        return result
+    }
+}
+
+extension MarkerDetection {
+    public var center: Point2 {
+        Point2(x: corners.map(\.x).reduce(0, +) / 4, y: corners.map(\.y).reduce(0, +) / 4)
+    }
+}

@@ -1,0 +1,40 @@
+/// Stage 6: the gray level that best splits an unwarped square into dark and light (Otsu's method),
+/// and the contrast of the data area inside the border, so that flat squares can be refused (a flat
+/// data area cannot hold a code: every row would be 00000 or 11111).
+public enum Otsu {
+    public struct Split: Sendable {
+        /// Pixels above this are light.
+        public let threshold: Int
+        /// Standard deviation of the gray values.
+        public let contrast: Double
+    }
+
+    /// `border` pixels on each side are left out of the contrast (the marker's black ring).
+    public static func split(_ image: GrayImage, border: Int) -> Split {
+        var histogram = [Int](repeating: 0, count: 256)
+        for p in image.pixels { histogram[Int(p)] += 1 }
+        let total = Double(image.pixels.count)
+        let sum = histogram.enumerated().reduce(0.0) { $0 + Double($1.offset * $1.element) }
+        var innerSum = 0.0, innerSquares = 0.0, innerCount = 0.0
+        for y in border..<(image.height - border) {
+            for x in border..<(image.width - border) {
+                let v = Double(image.pixels[y * image.width + x])
+                innerSum += v; innerSquares += v * v; innerCount += 1
+            }
+        }
+        let innerMean = innerSum / max(innerCount, 1)
+        let variance = max(0, innerSquares / max(innerCount, 1) - innerMean * innerMean)
+        var best = 0, bestBetween = -1.0
+        var weightDark = 0.0, sumDark = 0.0
+        for level in 0..<256 {
+            weightDark += Double(histogram[level])
+            sumDark += Double(level * histogram[level])
+            let weightLight = total - weightDark
+            guard weightDark > 0, weightLight > 0 else { continue }
+            let meanDark = sumDark / weightDark, meanLight = (sum - sumDark) / weightLight
+            let between = weightDark * weightLight * (meanDark - meanLight) * (meanDark - meanLight)
+            if between > bestBetween { bestBetween = between; best = level }
+        }
+        return Split(threshold: best, contrast: variance.squareRoot())
+    }
+}

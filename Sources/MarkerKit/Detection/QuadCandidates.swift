@@ -1,0 +1,76 @@
+import CVBridge
+
+/// A convex four-sided outline that may be a marker; corners go clockwise as seen in the image
+/// (y down), starting anywhere.
+public struct Quad: Sendable, Equatable {
+    public var corners: [Point2]
+
+    public var perimeter: Double { (0..<4).map { corners[$0].distance(to: corners[($0 + 1) % 4]) }.reduce(0, +) }
+    public var center: Point2 {
+        Point2(x: corners.map(\.x).reduce(0, +) / 4, y: corners.map(\.y).reduce(0, +) / 4)
+    }
+}
+
+/// Stage 4: contours to convex 4-gons: polygon approximation, convexity, minimum side, distance to the
+/// image edge, clockwise order; near-duplicates (the inner and outer edge of a border, the same outline
+/// from several thresholds) are merged, keeping the larger.
+public enum QuadCandidates {
+    public static func quads(from contours: [Contours.Contour], imageWidth: Int, imageHeight: Int,
+                             parameters: DetectorParameters) throws -> [Quad] {
+        var quads: [Quad] = []
+        var vertices = [Int32](repeating: 0, count: 16)
+        for contour in contours {
+            let epsilon = Double(contour.count) * parameters.polygonAccuracyRate
+            let count = contour.points.withUnsafeBufferPointer { points in
+                cvb_approx_polygon(points.baseAddress, Int32(contour.count), epsilon, &vertices, 8)
+            }
+            guard count >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+            guard count == 4 else { continue }
+            var corners = (0..<4).map { Point2(x: Double(vertices[2 * $0]), y: Double(vertices[2 * $0 + 1])) }
+            guard isConvex(corners) else { continue }
+            let quad = Quad(corners: corners)
+            let minSide = (0..<4).map { corners[$0].distance(to: corners[($0 + 1) % 4]) }.min()!
+            guard minSide >= parameters.minSideRate * quad.perimeter else { continue }
+            let border = parameters.minDistanceToBorder
+            guard corners.allSatisfy({ $0.x >= border && $0.y >= border && $0.x <= Double(imageWidth - 1) - border
+                    && $0.y <= Double(imageHeight - 1) - border }) else { continue }
+            if cross(corners[0], corners[1], corners[2]) < 0 { corners.swapAt(1, 3) }
+            quads.append(Quad(corners: corners))
+        }
+        return removeDuplicates(quads, rate: parameters.duplicateDistanceRate)
+    }
+
+    /// z of (b - a) x (c - a).
+    static func cross(_ a: Point2, _ b: Point2, _ c: Point2) -> Double {
+        (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
+    }
+
+    static func isConvex(_ p: [Point2]) -> Bool {
+        let signs = (0..<4).map { cross(p[$0], p[($0 + 1) % 4], p[($0 + 2) % 4]) }
+        return signs.allSatisfy { $0 > 0 } || signs.allSatisfy { $0 < 0 }
+    }
+
+    /// Mean distance between matching corners, over the best of the four cyclic pairings.
+    static func meanCornerDistance(_ a: Quad, _ b: Quad) -> Double {
+        (0..<4).map { shift in
+            (0..<4).map { a.corners[$0].distance(to: b.corners[($0 + shift) % 4]) }.reduce(0, +) / 4
+        }.min()!
+    }
+
+    static func removeDuplicates(_ quads: [Quad], rate: Double) -> [Quad] {
+        // Larger first, so that each kept quad is the largest of its group.
+        let sorted = quads.sorted { $0.perimeter > $1.perimeter }
+        var kept: [Quad] = []
+        for quad in sorted {
+            let perimeter = quad.perimeter
+            let center = quad.center
+            let duplicate = kept.contains { other in
+                // Cheap rejection first: centres farther apart than a side cannot be duplicates.
+                abs(other.center.x - center.x) < perimeter / 4 && abs(other.center.y - center.y) < perimeter / 4
+                    && meanCornerDistance(quad, other) < rate * min(perimeter, other.perimeter)
+            }
+            if !duplicate { kept.append(quad) }
+        }
+        return kept
+    }
+}

@@ -1,0 +1,32 @@
+/// Time spent in each detector stage, summed over the frames measured, in stage order.
+public struct StageTimings: Sendable {
+    public private(set) var stages: [(name: String, seconds: Double)] = []
+    public private(set) var frames = 0
+
+    public init() {}
+
+    mutating func add(_ name: String, _ duration: Duration) {
+        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        if let i = stages.firstIndex(where: { $0.name == name }) {
+            stages[i].seconds += seconds
+        } else {
+            stages.append((name, seconds))
+        }
+    }
+
+    mutating func countFrame() { frames += 1 }
+
+    /// One line per stage: total and per-frame milliseconds.
+    public var table: String {
+        let total = stages.map(\.seconds).reduce(0, +)
+        let perFrame = { (s: Double) in s * 1000 / Double(max(frames, 1)) }
+        let rows = stages.map { stage in
+            "  \(stage.name.padding(toLength: 18, withPad: " ", startingAt: 0)) \(String(format: "%9.2f ms/frame", perFrame(stage.seconds)))"
+        }
+        return (["detector stage timings over \(frames) frame\(frames == 1 ? "" : "s"):"] + rows
+            + ["  \("total".padding(toLength: 18, withPad: " ", startingAt: 0)) \(String(format: "%9.2f ms/frame", perFrame(total)))"])
+            .joined(separator: "\n")
+    }
+}
+
+import Foundation

@@ -1,0 +1,159 @@
+import ArgumentParser
+import Foundation
+import MarkerKit
+
+struct Detect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find markers in images, folders and video files; corners, IDs and poses.",
+        discussion: """
+        Corners are in pixels with integer coordinates at pixel centres (as OpenCV), in the marker's own \\
+        order: top-left, top-right, bottom-right, bottom-left as printed. With --calibration and \\
+        --marker-size each marker also gets its pose in camera coordinates (OpenCV's marker frame: x right, \\
+        y up, z out of the marker), translation in metres.
+
+        A folder is read in sorted order; entries that are not images or videos are skipped with a note. \\
+        When some inputs cannot be read, the others are still processed, each bad one is named on stderr \\
+        and the exit code is 1.
+
+        Examples:
+          markerkit detect photo.png
+          markerkit detect captures/ --json result.json --annotate annotated/
+          markerkit detect clip.avi --calibration intrinsics.yml --marker-size 50mm --jsonl
+        """
+    )
+
+    @Argument(help: "Image files, folders of images, video files.")
+    var inputs: [String]
+
+    @Option(help: ArgumentHelp("A calibration: a name in Calibrations/ or an OpenCV FileStorage file (YAML/XML).", valueName: "name|file"))
+    var calibration: String?
+
+    @Option(help: ArgumentHelp("Side of the markers' outer black square, with a unit (50mm, 0.05m).", valueName: "length"))
+    var markerSize: String?
+
+    @Option(help: ArgumentHelp("Write the results as JSON to this file, or - for stdout.", valueName: "file|-"))
+    var json: String?
+
+    @Flag(help: "Write one JSON object per frame and line, as frames are processed (to --json, else stdout).")
+    var jsonl = false
+
+    @Option(help: ArgumentHelp("Write annotated images (and videos) into this folder.", valueName: "dir"))
+    var annotate: String?
+
+    @Flag(help: "Print the time spent in each detector stage to stderr.")
+    var timings = false
+
+    func run() throws {
+        let side = try markerSize.map { try Length.positive($0, what: "--marker-size") }
+        let camera = try calibration.map { try CalibrationStore.default.resolve($0) }
+        var estimator: MarkerPoseEstimator?
+        if let side, let camera {
+            estimator = MarkerPoseEstimator(calibration: camera, side: side.value(in: .m))
+        } else if side != nil || camera != nil {
+            note("poses need both --calibration and --marker-size; reporting corners only")
+        }
+        let annotationDirectory = try annotate.map(Self.makeDirectory)
+        let jsonTarget = json ?? (jsonl ? "-" : nil)
+        let jsonURL = jsonTarget.flatMap { $0 == "-" ? nil : URL(fileURLWithPath: $0) }
+        if let jsonURL { try OutputFiles.checkDestination(jsonURL) }
+        let jsonToStdout = jsonTarget == "-"
+
+        let catalog = InputCatalog(paths: inputs)
+        for line in catalog.notes { note(line) }
+        var failures = catalog.problems
+        for problem in catalog.problems { report(problem) }
+
+        var job = DetectionJob(poseEstimator: estimator, annotationDirectory: annotationDirectory, collectTimings: timings)
+        var stream = try jsonl ? JSONLines(url: jsonURL) : nil
+        var collected: [DetectionReport.FrameResult] = []
+        var processed = 0
+        for item in catalog.items {
+            do {
+                let summary = try job.run(item) { result in
+                    if stream != nil { try stream!.write(result) } else if jsonTarget != nil { collected.append(result) }
+                }
+                processed += 1
+                if !jsonToStdout { print(Self.describe(summary)) }
+            } catch let error as MarkerKitError {
+                report(error)
+                failures.append(error)
+            }
+        }
+        if let jobTimings = job.timings { FileHandle.standardError.write(Data((jobTimings.table + "\n").utf8)) }
+        guard processed > 0 else { throw failures.first ?? MarkerKitError.missingInput("no inputs") }
+        try stream?.finish()
+        if !jsonl, let jsonTarget {
+            let data = try DetectionReport(frames: collected).encoded()
+            if jsonTarget == "-" {
+                FileHandle.standardOutput.write(data)
+            } else {
+                var files = OutputFiles()
+                files.add(data, at: URL(fileURLWithPath: jsonTarget))
+                try files.commit()
+            }
+        }
+        if !failures.isEmpty { throw ExitCode(1) }
+    }
+
+    static func describe(_ summary: DetectionJob.Summary) -> String {
+        let ids = summary.ids.map(String.init).joined(separator: " ")
+        var line = summary.frames == 1
+            ? "\(summary.source): \(summary.detections) marker\(summary.detections == 1 ? "" : "s")\(ids.isEmpty ? "" : ": \(ids)")"
+            : "\(summary.source): \(summary.frames) frames, \(summary.detections) detections\(ids.isEmpty ? "" : ", IDs \(ids)")"
+        if let annotated = summary.annotated { line += " -> \(annotated.path)" }
+        return line
+    }
+
+    /// The folder for annotated output, created when its parent exists.
+    static func makeDirectory(_ path: String) throws -> URL {
+        let url = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else { throw MarkerKitError.cannotWrite("--annotate '\(path)' is a file, not a folder") }
+            return url
+        }
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
+        } catch {
+            throw MarkerKitError.cannotWrite("cannot create folder '\(path)' for --annotate (does its parent exist?)")
+        }
+        return url
+    }
+
+    func report(_ error: MarkerKitError) {
+        FileHandle.standardError.write(Data("markerkit: error: \(error.description)\n".utf8))
+    }
+}
+
+/// `--jsonl` output: lines to stdout as they come, or to a temporary file moved into place at the end.
+struct JSONLines {
+    let url: URL?
+    private var handle: FileHandle
+    private let temporary: URL?
+
+    init(url: URL?) throws {
+        self.url = url
+        if let url {
+            let temp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+            guard FileManager.default.createFile(atPath: temp.path, contents: nil), let handle = FileHandle(forWritingAtPath: temp.path) else {
+                throw MarkerKitError.cannotWrite("cannot write '\(url.path)'")
+            }
+            self.handle = handle
+            temporary = temp
+        } else {
+            handle = FileHandle.standardOutput
+            temporary = nil
+        }
+    }
+
+    mutating func write(_ result: DetectionReport.FrameResult) throws {
+        handle.write(try result.jsonLine())
+    }
+
+    func finish() throws {
+        guard let url, let temporary else { return }
+        try handle.synchronize()
+        try handle.close()
+        guard rename(temporary.path, url.path) == 0 else { throw MarkerKitError.cannotWrite("cannot write '\(url.path)'") }
+    }
+}
