@@ -15,7 +15,8 @@ extern "C" int32_t cvb_video_open(const char *path, cvb_video **out) {
         if (path == nullptr || out == nullptr) return cvb::fail(CVB_ERR_ARGUMENT, "open video: null argument");
         *out = nullptr;
         auto video = new cvb_video();
-        if (!video->capture.open(path, cv::CAP_ANY) || !video->capture.isOpened()) {
+        // FFmpeg only: GStreamer and the image-sequence back-end would try (and log) first.
+        if (!video->capture.open(path, cv::CAP_FFMPEG) || !video->capture.isOpened()) {
             delete video;
             return cvb::fail(CVB_ERR_IO, "not a video OpenCV can decode");
         }
@@ -50,7 +51,7 @@ extern "C" int32_t cvb_video_writer_open(const char *path, const char *fourcc, d
         *out = nullptr;
         auto writer = new cvb_video_writer();
         const int code = cv::VideoWriter::fourcc(fourcc[0], fourcc[1], fourcc[2], fourcc[3]);
-        if (!writer->writer.open(path, cv::CAP_ANY, code, fps, cv::Size(width, height), true)) {
+        if (!writer->writer.open(path, cv::CAP_FFMPEG, code, fps, cv::Size(width, height), true)) {
             delete writer;
             return cvb::fail(CVB_ERR_IO, "cannot open a video writer for this file");
         }

@@ -80,7 +80,8 @@ struct Detect: ParsableCommand {
             }
         }
         if let jobTimings = job.timings { FileHandle.standardError.write(Data((jobTimings.table + "\n").utf8)) }
-        guard processed > 0 else { throw failures.first ?? MarkerKitError.missingInput("no inputs") }
+        // Every failure is already on stderr, one line each.
+        guard processed > 0 else { throw ExitCode(failures.first?.exitCode ?? 66) }
         try stream?.finish()
         if !jsonl, let jsonTarget {
             let data = try DetectionReport(frames: collected).encoded()
@@ -100,7 +101,7 @@ struct Detect: ParsableCommand {
         var line = summary.frames == 1
             ? "\(summary.source): \(summary.detections) marker\(summary.detections == 1 ? "" : "s")\(ids.isEmpty ? "" : ": \(ids)")"
             : "\(summary.source): \(summary.frames) frames, \(summary.detections) detections\(ids.isEmpty ? "" : ", IDs \(ids)")"
-        if let annotated = summary.annotated { line += " -> \(annotated.path)" }
+        if let annotated = summary.annotated { line += " -> \(annotated.relativePath)" }
         return line
     }
 

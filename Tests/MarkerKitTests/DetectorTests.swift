@@ -1,3 +1,4 @@
+import CVBridge
 import Foundation
 import Testing
 @testable import MarkerKit
@@ -61,6 +62,24 @@ import Testing
             #expect(pose.tvec[2] > 0, "markers are in front of the camera")
         }
         print("measured: single photo, worst translation difference to expected.yml \(String(format: "%.2f", 100 * worst))%")
+    }
+
+    /// What `detect` reports: each pose is OpenCV's solvePnP (IPPE_SQUARE) on the corners it reports,
+    /// called here directly through the bridge, to 1e-6.
+    @Test func reportedPosesAreSolvePnPOnReportedCorners() throws {
+        let camera = try CameraCalibration.read(from: Fixtures.url("aruco-original-photos/single/intrinsics.yml"))
+        var job = DetectionJob(poseEstimator: MarkerPoseEstimator(calibration: camera, side: 0.05))
+        var results: [DetectionReport.FrameResult] = []
+        _ = try job.run(.image(Fixtures.url("aruco-original-photos/single/image-test.png"))) { results.append($0) }
+        let markers = try #require(results.first).markers
+        #expect(markers.count == 6)
+        for marker in markers {
+            let pose = try #require(marker.pose)
+            var r = [Double](repeating: 0, count: 3), t = [Double](repeating: 0, count: 3)
+            #expect(cvb_solve_pnp_square(marker.corners.flatMap { $0 }, 0.05, camera.cameraMatrix, camera.distortion,
+                                         Int32(camera.distortion.count), &r, &t) == 0)
+            for (a, b) in zip(pose.rvec + pose.tvec, r + t) { #expect(abs(a - b) < 1e-6, "ID \(marker.id)") }
+        }
     }
 
     @Test func boardPhotoGivesAll24IDsAndNoOther() throws {

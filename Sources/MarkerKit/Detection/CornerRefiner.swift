@@ -1,7 +1,7 @@
 /// Stage 9: sub-pixel corners. A marker's corners are L-corners, where corner detectors made for
 /// chessboard X-corners are biased; instead each outer edge is located to sub-pixel precision at many
-/// points along its length (the peak of the intensity gradient across it), a line is fitted to each
-/// edge, and the corners are where neighbouring lines meet.
+/// points along its length, a line is fitted to each edge, and the corners are where neighbouring lines
+/// meet.
 public enum CornerRefiner {
     public static func refine(_ corners: [Point2], in image: GrayImage) -> [Point2] {
         var lines: [(point: Point2, direction: Point2)] = []
@@ -23,38 +23,41 @@ public enum CornerRefiner {
     }
 
     /// The edge between two corners as a line through sub-pixel edge points, or nil when too few.
+    ///
+    /// Each edge point comes from a profile across the edge, one sample per pixel along the normal from
+    /// the light quiet zone outside to the black border inside. The edge sits where the light area ends:
+    /// with the profile normalised to 1 (light) .. 0 (dark), the sum of the samples is the distance from
+    /// the profile's outer end to the edge. For an edge blurred or antialiased by area coverage this is
+    /// exact where the peak of a gradient is biased towards pixel centres.
     static func fitEdge(from a: Point2, to b: Point2, in image: GrayImage) -> (point: Point2, direction: Point2)? {
         let length = a.distance(to: b)
         guard length >= 4 else { return nil }
         let d = Point2(x: (b.x - a.x) / length, y: (b.y - a.y) / length)
+        // Corners go clockwise in the image, so this normal points into the marker.
         let n = Point2(x: -d.y, y: d.x)
-        let reach = max(1.5, min(length / 14, 5))
-        let step = 0.5
-        let steps = Int(reach / step)
+        // Stay within the black border (one cell, length / 7) and the quiet zone.
+        let reach = max(2, min(Int(length / 7 * 0.45), 6))
         let samples = min(max(Int(length / 2), 6), 40)
         var points: [Point2] = []
         var strengths: [Double] = []
         for k in 0..<samples {
             let t = 0.15 + 0.7 * Double(k) / Double(samples - 1)
             let base = Point2(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t)
-            let profile = (-steps - 1...steps + 1).map { s in
-                image.sample(base.x + n.x * Double(s) * step, base.y + n.y * Double(s) * step)
-            }
-            // Central differences; index j of `gradient` is offset (j - steps) * step along the normal.
-            let gradient = (1..<(profile.count - 1)).map { abs(profile[$0 + 1] - profile[$0 - 1]) / (2 * step) }
-            guard let peak = gradient.indices.max(by: { gradient[$0] < gradient[$1] }),
-                  peak > 0, peak < gradient.count - 1 else { continue }
-            let (g0, g1, g2) = (gradient[peak - 1], gradient[peak], gradient[peak + 1])
-            let curvature = g0 - 2 * g1 + g2
-            let offset = curvature < 0 ? 0.5 * (g0 - g2) / curvature : 0
-            let along = (Double(peak - steps) + offset) * step
+            let profile = (-reach...reach).map { s in image.sample(base.x + n.x * Double(s), base.y + n.y * Double(s)) }
+            let light = (profile[0] + profile[1]) / 2
+            let dark = (profile[profile.count - 1] + profile[profile.count - 2]) / 2
+            let contrast = light - dark
+            guard contrast > 10 else { continue }
+            let lightArea = profile.reduce(0.0) { $0 + min(1, max(0, ($1 - dark) / contrast)) }
+            // Sample j covers [j - 0.5, j + 0.5] around offset j - reach.
+            let along = -Double(reach) - 0.5 + lightArea
             points.append(Point2(x: base.x + n.x * along, y: base.y + n.y * along))
-            strengths.append(g1)
+            strengths.append(contrast)
         }
         guard points.count >= 4 else { return nil }
         // Weak edge points (glare, occlusion) are dropped before fitting.
         let median = strengths.sorted()[strengths.count / 2]
-        let strong = zip(points, strengths).filter { $0.1 >= 0.25 * median }.map(\.0)
+        let strong = zip(points, strengths).filter { $0.1 >= 0.5 * median }.map(\.0)
         guard strong.count >= 4 else { return nil }
         return fitLine(strong)
     }

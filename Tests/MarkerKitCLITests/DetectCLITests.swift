@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+/// `markerkit detect` run as a user runs it.
+@Suite struct DetectCLITests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/aruco-original-photos")
+    var single: String { Self.fixtures.appendingPathComponent("single/image-test.png").path }
+    var intrinsics: String { Self.fixtures.appendingPathComponent("single/intrinsics.yml").path }
+
+    @Test func jsonWithPosesAndAnnotatedImage() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try CLI.run(["detect", single, "--calibration", intrinsics, "--marker-size", "50mm",
+                                  "--json", "out.json", "--annotate", "annotated"], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("6 markers: 101 601 701 801 901 1001"))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("out.json"))) as! [String: Any]
+        let frames = json["frames"] as! [[String: Any]]
+        #expect(frames.count == 1 && frames[0]["width"] as? Int == 640 && frames[0]["index"] as? Int == 0)
+        let markers = frames[0]["markers"] as! [[String: Any]]
+        #expect(markers.map { $0["id"] as! Int } == [101, 601, 701, 801, 901, 1001])
+        let pose = markers[0]["pose"] as! [String: Any]
+        #expect(pose["unit"] as? String == "m")
+        let tvec = pose["tvec"] as! [Double]
+        #expect(abs(tvec[2] - 6.048 * 0.05) < 0.05 * 6.048 * 0.05, "tvec z \(tvec[2]) m")
+        #expect((markers[0]["corners"] as! [[Double]]).count == 4)
+        #expect(try files(in: dir.appendingPathComponent("annotated")) == ["image-test.png"])
+    }
+
+    @Test func jsonLinesToStdoutAndCornersOnlyWithoutCalibration() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try CLI.run(["detect", single, single, "--jsonl"], in: dir)
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as! [String: Any]
+        let markers = first["markers"] as! [[String: Any]]
+        #expect(markers.count == 6 && markers.allSatisfy { $0["pose"] == nil })
+    }
+
+    @Test func aFolderWithOneCorruptFileIsAPartialFailure() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let folder = dir.appendingPathComponent("shots")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: single, toPath: folder.appendingPathComponent("a.png").path)
+        try Data("not a png".utf8).write(to: folder.appendingPathComponent("b.png"))
+        try Data("notes".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+        let result = try CLI.run(["detect", "shots"], in: dir)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("shots/a.png: 6 markers"))
+        let errors = result.stderrLines.filter { $0.hasPrefix("markerkit: error:") }
+        #expect(errors.count == 1 && errors[0].contains("shots/b.png"))
+        #expect(result.stderrLines.contains { $0.hasPrefix("markerkit: note:") && $0.contains("notes.txt") })
+    }
+
+    static let badCases: [(arguments: [String], status: Int32, says: String)] = [
+        (["detect", "missing.png"], 66, "missing.png"),
+        (["detect", "corrupt.png"], 65, "corrupt.png"),
+        (["detect", "empty"], 66, "holds no images"),
+        (["detect", "fake.avi"], 65, "fake.avi"),
+        (["detect", "corrupt.png", "--calibration", "nosuch"], 66, "no calibration 'nosuch'"),
+        (["detect", "corrupt.png", "--calibration", "bad.yml"], 65, "bad.yml' is malformed"),
+        (["detect", "corrupt.png", "--marker-size", "50"], 64, "has no unit"),
+        (["detect", "corrupt.png", "--json", "nodir/out.json"], 73, "does not exist"),
+    ]
+
+    @Test(arguments: 0..<badCases.count)
+    func badInputGetsOneLine(index: Int) throws {
+        let (arguments, status, says) = Self.badCases[index]
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data([0x89, 0x50, 0x4E, 0x47, 0, 1, 2]).write(to: dir.appendingPathComponent("corrupt.png"))
+        try Data("RIFF nothing".utf8).write(to: dir.appendingPathComponent("fake.avi"))
+        try Data("%YAML:1.0\ncamera_matrix: [1, 2\n".utf8).write(to: dir.appendingPathComponent("bad.yml"))
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("empty"), withIntermediateDirectories: false)
+        let before = try files(in: dir)
+        let result = try CLI.run(arguments, in: dir)
+        #expect(result.status == status, "\(arguments): \(result.stderr)")
+        #expect(result.stderrLines.count == 1, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.hasPrefix("markerkit: error: ") && result.stderr.contains(says), "\(arguments): \(result.stderr)")
+        #expect(try files(in: dir) == before, "no output left behind")
+    }
+}
