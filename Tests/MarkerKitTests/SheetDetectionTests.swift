@@ -29,6 +29,13 @@ import Testing
         try check(try rasterizePDF(pdf, dpi: 150, in: directory), expect: Array(0..<24), "PDF at 150 dpi")
         let pngs = try write(document, as: "sheet.png", in: directory, dpi: 100)
         try check(try pngs.map { try GrayImage(contentsOf: $0) }, expect: Array(0..<24), "PNG at 100 dpi")
+        var svgPages: [GrayImage] = []
+        for svg in try write(document, as: "sheet.svg", in: directory) {
+            let raster = directory.file(svg.deletingPathExtension().lastPathComponent + "-raster.png")
+            try runTool("rsvg-convert", ["--dpi-x", "120", "--dpi-y", "120", "-o", raster.path, svg.path])
+            svgPages.append(try GrayImage(contentsOf: raster))
+        }
+        try check(svgPages, expect: Array(0..<24), "SVG at 120 dpi")
     }
 
     @Test func dictionarySheetAndSingleMarker() throws {
