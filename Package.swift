@@ -15,6 +15,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
     ],
     targets: [
         // The only C++ in the project: OpenCV behind a plain C header.
@@ -35,7 +36,7 @@ let package = Package(
         ),
         .target(
             name: "MarkerKit",
-            dependencies: ["CVBridge", "CCairo", "CV4L2", "MarkerKitTemplates"]
+            dependencies: ["CVBridge", "CCairo", "CV4L2", "MarkerKitTemplates", .product(name: "Yams", package: "Yams")]
         ),
         .executableTarget(
             name: "markerkit",
@@ -44,7 +45,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "MarkerKitTests", dependencies: ["MarkerKit", "CVBridge"]),
+        .testTarget(name: "MarkerKitTests", dependencies: ["MarkerKit", "CVBridge", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "MarkerKitCLITests", dependencies: ["markerkit", "MarkerKit"]),
     ],
     cxxLanguageStandard: .cxx17

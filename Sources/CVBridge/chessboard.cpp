@@ -1,21 +1,49 @@
-// OpenCV's classic chessboard finder with sub-pixel refinement.
+// OpenCV's chessboard finders: the classic one with cornerSubPix, and the sector-based one.
+#include <algorithm>
+#include <cmath>
 #include <vector>
 #include <opencv2/calib3d.hpp>
 #include <opencv2/imgproc.hpp>
 #include "bridge_error.hpp"
 
+namespace {
+// Half the refinement window from the board as seen: a fifth of the shortest distance between
+// neighbouring corners, so the window never reaches the next corner (2 to 11 pixels).
+int half_window_for(const std::vector<cv::Point2f> &points, int cols, int rows) {
+    double shortest = 1e9;
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+            const cv::Point2f p = points[r * cols + c];
+            if (c + 1 < cols) shortest = std::min(shortest, double(cv::norm(p - points[r * cols + c + 1])));
+            if (r + 1 < rows) shortest = std::min(shortest, double(cv::norm(p - points[(r + 1) * cols + c])));
+        }
+    return std::max(2, std::min(11, int(std::lround(shortest / 5))));
+}
+} // namespace
+
 extern "C" int32_t cvb_find_chessboard(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                       int32_t cols, int32_t rows, double *corners) {
+                                       int32_t cols, int32_t rows, int32_t method, int32_t half_window,
+                                       double *corners) {
     return cvb::guarded("find chessboard", [&]() -> int32_t {
-        if (!cvb::valid_gray(gray, width, height, stride) || corners == nullptr || cols < 2 || rows < 2)
+        if (!cvb::valid_gray(gray, width, height, stride) || corners == nullptr || cols < 2 || rows < 2 ||
+            half_window < 0)
             return cvb::fail(CVB_ERR_ARGUMENT, "find chessboard: bad image, board size or output buffer");
         cv::Mat image = cvb::gray_view(gray, width, height, stride);
         std::vector<cv::Point2f> points;
-        const bool found = cv::findChessboardCorners(image, cv::Size(cols, rows), points,
-                                                     cv::CALIB_CB_ADAPTIVE_THRESH | cv::CALIB_CB_NORMALIZE_IMAGE);
+        bool found;
+        if (method == 1) {
+            found = cv::findChessboardCornersSB(image, cv::Size(cols, rows), points,
+                                                cv::CALIB_CB_NORMALIZE_IMAGE | cv::CALIB_CB_ACCURACY);
+        } else {
+            found = cv::findChessboardCorners(image, cv::Size(cols, rows), points,
+                                              cv::CALIB_CB_ADAPTIVE_THRESH | cv::CALIB_CB_NORMALIZE_IMAGE);
+            if (found) {
+                const int half = half_window > 0 ? half_window : half_window_for(points, cols, rows);
+                cv::cornerSubPix(image, points, cv::Size(half, half), cv::Size(-1, -1),
+                                 cv::TermCriteria(cv::TermCriteria::EPS + cv::TermCriteria::COUNT, 30, 0.001));
+            }
+        }
         if (!found) return 0;
-        cv::cornerSubPix(image, points, cv::Size(11, 11), cv::Size(-1, -1),
-                         cv::TermCriteria(cv::TermCriteria::EPS + cv::TermCriteria::COUNT, 30, 0.01));
         for (size_t i = 0; i < points.size(); ++i) {
             corners[2 * i] = points[i].x;
             corners[2 * i + 1] = points[i].y;

@@ -12,8 +12,8 @@ bool valid_distortion_count(int32_t n) { return n == 0 || n == 4 || n == 5 || n 
 } // namespace
 
 extern "C" int32_t cvb_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
-                                        const double *distortion, int32_t distortion_count, double *rvec,
-                                        double *tvec) {
+                                        const double *distortion, int32_t distortion_count, int32_t model,
+                                        double *rvec, double *tvec) {
     return cvb::guarded("solvePnP", [&]() -> int32_t {
         if (image_corners == nullptr || camera_matrix == nullptr || rvec == nullptr || tvec == nullptr ||
             !(side > 0) || !valid_distortion_count(distortion_count) || (distortion_count > 0 && distortion == nullptr))
@@ -22,9 +22,15 @@ extern "C" int32_t cvb_solve_pnp_square(const double *image_corners, double side
         std::vector<cv::Point3d> object = {{-h, h, 0}, {h, h, 0}, {h, -h, 0}, {-h, -h, 0}};
         std::vector<cv::Point2d> image;
         for (int i = 0; i < 4; ++i) image.emplace_back(image_corners[2 * i], image_corners[2 * i + 1]);
-        cv::Mat r, t;
-        if (!cv::solvePnP(object, image, camera(camera_matrix), coefficients(distortion, distortion_count), r, t,
-                          false, cv::SOLVEPNP_IPPE_SQUARE))
+        cv::Mat r, t, k = camera(camera_matrix), d = coefficients(distortion, distortion_count);
+        if (model == CVB_MODEL_FISHEYE) {
+            if (distortion_count != 4) return cvb::fail(CVB_ERR_ARGUMENT, "solvePnP: fisheye needs 4 coefficients");
+            std::vector<cv::Point2d> undistorted;
+            cv::fisheye::undistortPoints(image, undistorted, k, d, cv::noArray(), k);
+            image = undistorted;
+            d = cv::Mat();
+        }
+        if (!cv::solvePnP(object, image, k, d, r, t, false, cv::SOLVEPNP_IPPE_SQUARE))
             return cvb::fail(CVB_ERR_ARGUMENT, "solvePnP found no pose");
         for (int i = 0; i < 3; ++i) {
             rvec[i] = r.at<double>(i);
@@ -34,24 +40,3 @@ extern "C" int32_t cvb_solve_pnp_square(const double *image_corners, double side
     });
 }
 
-extern "C" int32_t cvb_project_points(const double *object_points, int32_t count, const double *rvec,
-                                      const double *tvec, const double *camera_matrix, const double *distortion,
-                                      int32_t distortion_count, double *image_points) {
-    return cvb::guarded("projectPoints", [&]() -> int32_t {
-        if (object_points == nullptr || count < 1 || rvec == nullptr || tvec == nullptr || camera_matrix == nullptr ||
-            image_points == nullptr || !valid_distortion_count(distortion_count))
-            return cvb::fail(CVB_ERR_ARGUMENT, "projectPoints: bad argument");
-        std::vector<cv::Point3d> object;
-        for (int32_t i = 0; i < count; ++i)
-            object.emplace_back(object_points[3 * i], object_points[3 * i + 1], object_points[3 * i + 2]);
-        std::vector<cv::Point2d> image;
-        cv::projectPoints(object, cv::Mat(3, 1, CV_64F, const_cast<double *>(rvec)),
-                          cv::Mat(3, 1, CV_64F, const_cast<double *>(tvec)), camera(camera_matrix),
-                          coefficients(distortion, distortion_count), image);
-        for (int32_t i = 0; i < count; ++i) {
-            image_points[2 * i] = image[i].x;
-            image_points[2 * i + 1] = image[i].y;
-        }
-        return CVB_OK;
-    });
-}

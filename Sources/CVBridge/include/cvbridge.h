@@ -54,10 +54,78 @@ typedef struct cvb_marker {
 int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                          int32_t refine_subpix, cvb_marker *out, int32_t capacity);
 
-/* cv::findChessboardCorners (ADAPTIVE_THRESH | NORMALIZE_IMAGE) then cornerSubPix (11x11 window).
- * `corners` receives 2 * cols * rows doubles in OpenCV's order. Returns 1 if found, 0 if not. */
+/* Chessboard inner corners. method 0: cv::findChessboardCorners (ADAPTIVE_THRESH | NORMALIZE_IMAGE) then
+ * cornerSubPix with a (2 * half_window + 1)^2 window (half_window 0: from the corner spacing); method 1:
+ * cv::findChessboardCornersSB (sector-based, sub-pixel by itself). `corners` receives 2 * cols * rows
+ * doubles in OpenCV's order. Returns 1 if found, 0 if not. */
 int32_t cvb_find_chessboard(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                            int32_t cols, int32_t rows, double *corners);
+                            int32_t cols, int32_t rows, int32_t method, int32_t half_window, double *corners);
+
+/* ---- Calibration ------------------------------------------------------------------------------------ */
+
+enum {
+    CVB_MODEL_OPENCV5 = 0,  /* k1 k2 p1 p2 k3 */
+    CVB_MODEL_OPENCV8 = 1,  /* k1 k2 p1 p2 k3 k4 k5 k6 (CALIB_RATIONAL_MODEL) */
+    CVB_MODEL_FISHEYE = 2,  /* cv::fisheye, k1 k2 k3 k4 (equidistant) */
+};
+enum {
+    CVB_CALIB_FIX_ASPECT = 1,
+    CVB_CALIB_ZERO_TANGENT = 2,
+};
+
+typedef struct cvb_calibration {
+    double camera_matrix[9];
+    double distortion[14];
+    int32_t distortion_count;
+    double rms;                 /* over all points, as calibrateCamera returns it */
+    double std_deviations[18];  /* fx fy cx cy, then one per distortion coefficient (0 when unknown) */
+    int32_t std_count;
+    int32_t flags;              /* the OpenCV flags used */
+} cvb_calibration;
+
+/* Calibrates from `views` views of the same planar target: `object_points` holds the target's `points`
+ * 3D points (x y z, once), `image_points` holds views * points 2D points (x y). `rvecs`/`tvecs` receive
+ * 3 * views doubles each, `per_view_rms` views doubles. */
+int32_t cvb_calibrate(const double *object_points, int32_t points, const double *image_points, int32_t views,
+                      int32_t width, int32_t height, int32_t model, int32_t options, cvb_calibration *out,
+                      double *rvecs, double *tvecs, double *per_view_rms);
+
+/* Projects object points for a pose with a pinhole (models 0, 1) or fisheye (2) camera. */
+int32_t cvb_project_model(const double *object_points, int32_t count, const double *rvec, const double *tvec,
+                          const double *camera_matrix, const double *distortion, int32_t distortion_count,
+                          int32_t model, double *image_points);
+
+/* cv::getOptimalNewCameraMatrix (or fisheye::estimateNewCameraMatrixForUndistortRectify) for `alpha`. */
+int32_t cvb_optimal_camera_matrix(const double *camera_matrix, const double *distortion, int32_t distortion_count,
+                                  int32_t model, int32_t width, int32_t height, double alpha, double *new_matrix);
+
+/* Undistorts an 8-bit image (1 or 3 channels) into `out` (same size and stride), with new camera matrix
+ * `new_matrix`. */
+int32_t cvb_undistort(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
+                      const double *camera_matrix, const double *distortion, int32_t distortion_count, int32_t model,
+                      const double *new_matrix, uint8_t *out);
+
+/* ---- FileStorage (YAML / XML), for writing and reading calibration files exactly as OpenCV does ----- */
+
+typedef struct cvb_storage cvb_storage;
+/* Opens for writing in memory; `format` 0 = YAML, 1 = XML. */
+int32_t cvb_storage_open_write(int32_t format, cvb_storage **out);
+/* Opens a file's text for reading (the format is recognised from the text). */
+int32_t cvb_storage_open_read(const char *text, cvb_storage **out);
+int32_t cvb_storage_write_int(cvb_storage *storage, const char *key, int32_t value);
+int32_t cvb_storage_write_real(cvb_storage *storage, const char *key, double value);
+int32_t cvb_storage_write_string(cvb_storage *storage, const char *key, const char *value);
+int32_t cvb_storage_write_matrix(cvb_storage *storage, const char *key, const double *values, int32_t rows, int32_t cols);
+int32_t cvb_storage_write_comment(cvb_storage *storage, const char *comment);
+/* Finishes writing; the text goes to `out` (release with cvb_image_release; width = byte count). */
+int32_t cvb_storage_finish(cvb_storage *storage, cvb_image *out);
+/* Returns 1 and the value when `key` is present (with the right type), 0 when absent. */
+int32_t cvb_storage_read_real(cvb_storage *storage, const char *key, double *value);
+int32_t cvb_storage_read_string(cvb_storage *storage, const char *key, cvb_image *out);
+/* A matrix or a sequence of numbers: up to `capacity` values row-major; returns 1 and sets rows, cols. */
+int32_t cvb_storage_read_matrix(cvb_storage *storage, const char *key, double *values, int32_t capacity,
+                                int32_t *rows, int32_t *cols);
+void cvb_storage_close(cvb_storage *storage);
 
 
 /* ---- Images ---------------------------------------------------------------------------------- */
@@ -101,21 +169,11 @@ int32_t cvb_warp_quad(const uint8_t *gray, int32_t width, int32_t height, int32_
 /* ---- Geometry ------------------------------------------------------------------------------------- */
 
 /* cv::solvePnP with SOLVEPNP_IPPE_SQUARE for a square of side `side` in OpenCV's marker frame:
- * object corners (-s/2, s/2, 0), (s/2, s/2, 0), (s/2, -s/2, 0), (-s/2, -s/2, 0). */
+ * object corners (-s/2, s/2, 0), (s/2, s/2, 0), (s/2, -s/2, 0), (-s/2, -s/2, 0). `model` as in
+ * cvb_calibrate: fisheye corners are undistorted with cv::fisheye first. */
 int32_t cvb_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
-                             const double *distortion, int32_t distortion_count, double *rvec, double *tvec);
-
-/* cv::projectPoints of `count` object points (x,y,z) with a pose; writes 2 * count doubles. */
-int32_t cvb_project_points(const double *object_points, int32_t count, const double *rvec, const double *tvec,
-                           const double *camera_matrix, const double *distortion, int32_t distortion_count,
-                           double *image_points);
-
-/* ---- Camera files --------------------------------------------------------------------------------- */
-
-/* Reads `camera_matrix`, `distortion_coefficients` (up to 14) and, when present, `image_width` and
- * `image_height` (else 0) from an OpenCV FileStorage file (YAML, XML or JSON). */
-int32_t cvb_read_camera(const char *path, double *camera_matrix, double *distortion, int32_t *distortion_count,
-                        int32_t *image_width, int32_t *image_height);
+                             const double *distortion, int32_t distortion_count, int32_t model, double *rvec,
+                             double *tvec);
 
 /* ---- Video ------------------------------------------------------------------------------------------ */
 

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The `Calibrations/` folder of stored calibrations, found by name (`NAME.yaml`, `.yml`, `.xml`, `.json`).
+/// The `Calibrations/` folder: calibrations stored as `NAME.yaml` (OpenCV FileStorage YAML), found by
+/// name, never replaced without `force`.
 public struct CalibrationStore: Sendable {
     public let directory: URL
 
@@ -16,6 +17,24 @@ public struct CalibrationStore: Sendable {
 
     static let extensions = ["yaml", "yml", "xml", "json"]
 
+    /// Checks a calibration name: letters, digits, `-`, `_`, `.`, not starting with a dot.
+    public static func validate(name: String) throws {
+        guard !name.isEmpty, !name.hasPrefix("."), name.count <= 100,
+              name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+            throw MarkerKitError.invalidArgument("calibration name '\(name)': use letters, digits, - _ . (not starting with a dot)")
+        }
+    }
+
+    /// The file a name is stored in.
+    public func url(for name: String) -> URL { directory.appendingPathComponent("\(name).yaml") }
+
+    /// Stored calibration names, sorted.
+    public func names() -> [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return files.filter { !$0.hasPrefix(".") && Self.extensions.contains(($0 as NSString).pathExtension.lowercased()) }
+            .map { ($0 as NSString).deletingPathExtension }.sorted()
+    }
+
     /// A path to a file, or the name of a stored calibration.
     public func resolve(_ nameOrPath: String) throws -> CameraCalibration {
         let asPath = URL(fileURLWithPath: nameOrPath)
@@ -26,6 +45,24 @@ public struct CalibrationStore: Sendable {
                 if FileManager.default.fileExists(atPath: stored.path) { return try CameraCalibration.read(from: stored) }
             }
         }
-        throw MarkerKitError.missingInput("no calibration '\(nameOrPath)': neither a file nor a name in \(directory.path)/")
+        let known = names()
+        throw MarkerKitError.missingInput("no calibration '\(nameOrPath)': neither a file nor a name in \(directory.relativePath)/"
+            + (known.isEmpty ? "" : " (stored: \(known.joined(separator: ", ")))"))
+    }
+
+    /// Stores `calibration` as `NAME.yaml`; creates the folder when missing.
+    @discardableResult
+    public func save(_ calibration: CameraCalibration, force: Bool) throws -> URL {
+        try Self.validate(name: calibration.name)
+        if !FileManager.default.fileExists(atPath: directory.path) {
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw MarkerKitError.cannotWrite("cannot create the calibration store '\(directory.path)'")
+            }
+        }
+        let target = url(for: calibration.name)
+        try OutputFiles.writeProtected(try CalibrationFormat.opencvYAML.encode(calibration), to: target, force: force)
+        return target
     }
 }

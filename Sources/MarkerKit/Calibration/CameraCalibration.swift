@@ -1,56 +1,151 @@
-import CVBridge
 import Foundation
 
-/// A camera's intrinsics: the 3x3 camera matrix and OpenCV's distortion coefficients (k1 k2 p1 p2 [k3
-/// [k4 k5 k6 [s1 s2 s3 s4 [tx ty]]]]), with the image size they were calibrated at (0 when unknown).
+/// A camera's intrinsics and how they were obtained: the 3x3 camera matrix, the lens model and its
+/// distortion coefficients in OpenCV's order, the image size they hold for, and, for calibrations made
+/// here, the quality figures (RMS, per-view errors, standard deviations) and the board used.
 public struct CameraCalibration: Sendable, Equatable {
+    public enum Model: String, Sendable, CaseIterable {
+        /// No distortion.
+        case pinhole
+        /// k1 k2 p1 p2.
+        case opencv4
+        /// k1 k2 p1 p2 k3: OpenCV's default, ROS plumb_bob.
+        case opencv5
+        /// k1 k2 p1 p2 k3 k4 k5 k6: CALIB_RATIONAL_MODEL, ROS rational_polynomial.
+        case opencv8
+        /// k1 k2 k3 k4 of cv::fisheye (equidistant).
+        case fisheye
+
+        public var distortionCount: Int {
+            switch self {
+            case .pinhole: return 0
+            case .opencv4, .fisheye: return 4
+            case .opencv5: return 5
+            case .opencv8: return 8
+            }
+        }
+
+        /// The names of the distortion coefficients, in order.
+        public var coefficientNames: [String] {
+            switch self {
+            case .fisheye: return ["k1", "k2", "k3", "k4"]
+            default: return Array(["k1", "k2", "p1", "p2", "k3", "k4", "k5", "k6"].prefix(distortionCount))
+            }
+        }
+
+        /// The pinhole model with this many OpenCV coefficients.
+        static func pinholeModel(coefficients: Int) -> Model? {
+            switch coefficients {
+            case 0: return .pinhole
+            case 4: return .opencv4
+            case 5: return .opencv5
+            case 8: return .opencv8
+            default: return nil
+            }
+        }
+    }
+
+    /// Quality figures and provenance, present for calibrations made by `markerkit calibrate`.
+    public struct Provenance: Sendable, Equatable {
+        public var calibrationTime: String
+        public var views: Int
+        public var boardColumns: Int
+        public var boardRows: Int
+        /// Square size in `units`.
+        public var squareSize: Double
+        public var units: String
+        public var flags: Int
+        public var rms: Double
+        public var perViewErrors: [Double]
+        /// fx fy cx cy, then one per distortion coefficient.
+        public var stdDeviations: [Double]
+        public var generator: String
+        public var detector: String
+
+        public init(calibrationTime: String, views: Int, boardColumns: Int, boardRows: Int, squareSize: Double,
+                    units: String, flags: Int, rms: Double, perViewErrors: [Double], stdDeviations: [Double],
+                    generator: String = MarkerKitVersion.generator, detector: String) {
+            self.calibrationTime = calibrationTime
+            self.views = views
+            self.boardColumns = boardColumns
+            self.boardRows = boardRows
+            self.squareSize = squareSize
+            self.units = units
+            self.flags = flags
+            self.rms = rms
+            self.perViewErrors = perViewErrors
+            self.stdDeviations = stdDeviations
+            self.generator = generator
+            self.detector = detector
+        }
+    }
+
     public var name: String
+    public var model: Model
     public var cameraMatrix: [Double] // row-major 3x3
     public var distortion: [Double]
     public var imageWidth: Int
     public var imageHeight: Int
+    public var provenance: Provenance?
 
-    public init(name: String, cameraMatrix: [Double], distortion: [Double], imageWidth: Int, imageHeight: Int) throws {
-        guard cameraMatrix.count == 9 else { throw MarkerKitError.badInput("calibration '\(name)': the camera matrix needs 9 values") }
-        guard [0, 4, 5, 8, 12, 14].contains(distortion.count) else {
-            throw MarkerKitError.badInput("calibration '\(name)': \(distortion.count) distortion coefficients (OpenCV takes 4, 5, 8, 12 or 14)")
+    /// Checks every number: a calibration that exists is always usable.
+    public init(name: String, model: Model, cameraMatrix: [Double], distortion: [Double], imageWidth: Int,
+                imageHeight: Int, provenance: Provenance? = nil) throws {
+        guard cameraMatrix.count == 9 else { throw MarkerKitError.badInput("the camera matrix needs 9 values, not \(cameraMatrix.count)") }
+        guard distortion.count == model.distortionCount else {
+            throw MarkerKitError.badInput("the \(model.rawValue) model takes \(model.distortionCount) distortion coefficients, not \(distortion.count)")
+        }
+        guard (cameraMatrix + distortion).allSatisfy(\.isFinite) else {
+            throw MarkerKitError.badInput("the camera matrix or distortion holds NaN or infinite values")
         }
         let fx = cameraMatrix[0], fy = cameraMatrix[4]
-        guard (cameraMatrix + distortion).allSatisfy(\.isFinite) else {
-            throw MarkerKitError.badInput("calibration '\(name)': NaN or infinite values")
+        guard fx > 0, fy > 0 else {
+            throw MarkerKitError.badInput("focal lengths must be positive (fx \(fx), fy \(fy))")
         }
-        guard fx > 0, fy > 0, cameraMatrix[8] == 1 else {
-            throw MarkerKitError.badInput("calibration '\(name)': focal lengths must be positive (fx \(fx), fy \(fy)) and K[2][2] must be 1")
+        guard cameraMatrix[3] == 0, cameraMatrix[6] == 0, cameraMatrix[7] == 0, cameraMatrix[8] == 1 else {
+            throw MarkerKitError.badInput("the camera matrix must have the form [fx s cx; 0 fy cy; 0 0 1]")
         }
+        guard imageWidth >= 0, imageHeight >= 0 else { throw MarkerKitError.badInput("negative image size") }
         self.name = name
+        self.model = model
         self.cameraMatrix = cameraMatrix
         self.distortion = distortion
         self.imageWidth = imageWidth
         self.imageHeight = imageHeight
+        self.provenance = provenance
+    }
+
+    /// A pinhole calibration from OpenCV coefficients (4, 5, 8; 12 and 14 are refused by name).
+    public init(name: String, cameraMatrix: [Double], distortion: [Double], imageWidth: Int, imageHeight: Int) throws {
+        guard let model = Model.pinholeModel(coefficients: distortion.count) else {
+            throw MarkerKitError.badInput("\(distortion.count) distortion coefficients: MarkerKit takes 0, 4, 5 or 8 (thin prism and tilted models are not supported)")
+        }
+        try self.init(name: name, model: model, cameraMatrix: cameraMatrix, distortion: distortion,
+                      imageWidth: imageWidth, imageHeight: imageHeight)
     }
 
     public var fx: Double { cameraMatrix[0] }
     public var fy: Double { cameraMatrix[4] }
     public var cx: Double { cameraMatrix[2] }
     public var cy: Double { cameraMatrix[5] }
+    public var skew: Double { cameraMatrix[1] }
 
-    /// Reads `camera_matrix` and `distortion_coefficients` from an OpenCV FileStorage file (YAML, XML or
-    /// JSON), as OpenCV's calibration sample writes them.
-    public static func read(from url: URL) throws -> CameraCalibration {
-        guard FileManager.default.isReadableFile(atPath: url.path) else {
-            throw MarkerKitError.missingInput("cannot read calibration '\(url.path)': no such file")
-        }
-        var k = [Double](repeating: 0, count: 9)
-        var d = [Double](repeating: 0, count: 14)
-        var count: Int32 = 0, width: Int32 = 0, height: Int32 = 0
-        guard cvb_read_camera(url.path, &k, &d, &count, &width, &height) >= 0 else {
-            throw MarkerKitError.badInput("calibration '\(url.path)' is malformed: \(String(cString: cvb_last_error()))")
-        }
+    /// Reads any calibration file MarkerKit knows, recognising the format by extension and content.
+    public static func read(from url: URL, format: CalibrationFormat? = nil) throws -> CameraCalibration {
+        let data: Data
         do {
-            return try CameraCalibration(name: url.deletingPathExtension().lastPathComponent, cameraMatrix: k,
-                                         distortion: Array(d.prefix(Int(count))), imageWidth: Int(width), imageHeight: Int(height))
+            data = try Data(contentsOf: url)
+        } catch {
+            throw MarkerKitError.missingInput("cannot read calibration '\(url.path)': no such file or not readable")
+        }
+        let name = url.deletingPathExtension().lastPathComponent
+        let chosen = format ?? CalibrationFormat.guess(url: url, data: data)
+        do {
+            return try chosen.decode(data, name: name)
         } catch let error as MarkerKitError {
-            throw MarkerKitError.badInput("calibration '\(url.path)' is malformed: \(error.description)")
+            throw MarkerKitError.badInput("calibration '\(url.path)' is malformed (\(chosen.rawValue)): \(error.description)")
+        } catch {
+            throw MarkerKitError.badInput("calibration '\(url.path)' is malformed (\(chosen.rawValue))")
         }
     }
 }

@@ -24,6 +24,12 @@ public struct OutputFiles {
         }
     }
 
+    /// Like `checkDestination`, but the calibration store's folder may not exist yet (it is created).
+    public static func checkDestinationOrStore(_ url: URL, isStore: Bool) throws {
+        if isStore && !FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) { return }
+        try checkDestination(url)
+    }
+
     /// Writes every file atomically; returns their URLs in order.
     @discardableResult
     public func commit() throws -> [URL] {
@@ -46,6 +52,32 @@ public struct OutputFiles {
             throw error
         }
         return files.map(\.url)
+    }
+
+    /// Writes one file atomically; an existing file is replaced only with `force`, and never seen half
+    /// written: without `force` the new file is linked into place, which fails if the name exists even
+    /// when another process created it a moment ago.
+    public static func writeProtected(_ data: Data, to url: URL, force: Bool) throws {
+        try checkDestination(url)
+        if !force && FileManager.default.fileExists(atPath: url.path) {
+            throw MarkerKitError.cannotWrite("'\(url.path)' exists: add --force to replace it")
+        }
+        let temp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        defer { unlink(temp.path) }
+        try writeSynced(data, to: temp)
+        if force {
+            guard rename(temp.path, url.path) == 0 else {
+                throw MarkerKitError.cannotWrite("cannot write '\(url.path)': \(String(cString: strerror(errno)))")
+            }
+        } else {
+            guard link(temp.path, url.path) == 0 else {
+                if errno == EEXIST { throw MarkerKitError.cannotWrite("'\(url.path)' exists: add --force to replace it") }
+                throw MarkerKitError.cannotWrite("cannot write '\(url.path)': \(String(cString: strerror(errno)))")
+            }
+        }
+        // The directory entry itself survives a crash only once the directory is synced.
+        let directory = open(url.deletingLastPathComponent().path, O_RDONLY)
+        if directory >= 0 { fsync(directory); close(directory) }
     }
 
     /// Writes and fsyncs `data`, so that the rename that follows never exposes a partial file.

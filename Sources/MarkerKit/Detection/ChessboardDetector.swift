@@ -1,13 +1,33 @@
 import CVBridge
 
-/// Finds a checkerboard's inner corners with OpenCV's `findChessboardCorners` and `cornerSubPix`.
+/// Finds a checkerboard's inner corners with OpenCV: the classic `findChessboardCorners` refined by
+/// `cornerSubPix`, or the sector-based `findChessboardCornersSB`.
 public struct ChessboardDetector: Sendable {
+    public enum Method: String, Sendable, CaseIterable {
+        /// findChessboardCorners + cornerSubPix.
+        case classic
+        /// findChessboardCornersSB (with CALIB_CB_ACCURACY).
+        case sectorBased = "sb"
+
+        public var summary: String {
+            switch self {
+            case .classic: return "findChessboardCorners + cornerSubPix"
+            case .sectorBased: return "findChessboardCornersSB"
+            }
+        }
+    }
+
     public let innerColumns: Int
     public let innerRows: Int
+    public var method: Method
+    /// cornerSubPix half window in pixels; 0 picks a fifth of the shortest corner spacing (2 to 11).
+    public var halfWindow: Int
 
-    public init(innerColumns: Int, innerRows: Int) {
+    public init(innerColumns: Int, innerRows: Int, method: Method = .classic, halfWindow: Int = 0) {
         self.innerColumns = innerColumns
         self.innerRows = innerRows
+        self.method = method
+        self.halfWindow = halfWindow
     }
 
     /// The inner corners row by row in OpenCV's order, or nil when the board is not found.
@@ -15,7 +35,7 @@ public struct ChessboardDetector: Sendable {
         var xy = [Double](repeating: 0, count: 2 * innerColumns * innerRows)
         let found = image.pixels.withUnsafeBufferPointer { pixels in
             cvb_find_chessboard(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
-                                Int32(innerColumns), Int32(innerRows), &xy)
+                                Int32(innerColumns), Int32(innerRows), method == .classic ? 0 : 1, Int32(halfWindow), &xy)
         }
         guard found >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
         guard found == 1 else { return nil }

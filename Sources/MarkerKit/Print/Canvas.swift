@@ -13,6 +13,14 @@ public struct Rect: Equatable, Sendable {
 
 /// An RGB colour, components 0...1.
 public struct Color: Sendable {
+    /// A colour per index, distinct for neighbours (for plotting views).
+    public static func palette(_ i: Int) -> Color {
+        let colors = [Color(0.12, 0.47, 0.71), Color(1.0, 0.5, 0.05), Color(0.17, 0.63, 0.17), Color(0.84, 0.15, 0.16),
+                      Color(0.58, 0.4, 0.74), Color(0.55, 0.34, 0.29), Color(0.89, 0.47, 0.76), Color(0.5, 0.5, 0.5),
+                      Color(0.74, 0.74, 0.13), Color(0.09, 0.75, 0.81)]
+        return colors[((i % colors.count) + colors.count) % colors.count]
+    }
+
     public let r, g, b: Double
     public init(_ r: Double, _ g: Double, _ b: Double) { self.r = r; self.g = g; self.b = b }
     public static let black = Color(0, 0, 0)
@@ -49,6 +57,34 @@ public struct Canvas {
         cairo_move_to(cairo, a.0, a.1)
         cairo_line_to(cairo, b.0, b.1)
         strokePath(lineWidth: lineWidth, color: color, dash: [])
+    }
+
+    public func circle(center: (Double, Double), radius: Double, color: Color, filled: Bool = true, lineWidth: Double = 0.1) {
+        cairo_new_path(cairo)
+        cairo_arc(cairo, center.0, center.1, radius, 0, 2 * Double.pi)
+        if filled {
+            setColor(color)
+            cairo_fill(cairo)
+        } else {
+            strokePath(lineWidth: lineWidth, color: color, dash: [])
+        }
+    }
+
+    public func polyline(_ points: [(Double, Double)], lineWidth: Double, color: Color = .black) {
+        guard let first = points.first else { return }
+        cairo_new_path(cairo)
+        cairo_move_to(cairo, first.0, first.1)
+        for p in points.dropFirst() { cairo_line_to(cairo, p.0, p.1) }
+        strokePath(lineWidth: lineWidth, color: color, dash: [])
+    }
+
+    /// Restricts drawing to `rect` while `body` runs.
+    public func clipped(to rect: Rect, _ body: () -> Void) {
+        cairo_save(cairo)
+        cairo_rectangle(cairo, rect.x, rect.y, rect.width, rect.height)
+        cairo_clip(cairo)
+        body()
+        cairo_restore(cairo)
     }
 
     /// Width of `text` at `size` (mm).

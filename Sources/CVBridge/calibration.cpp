@@ -1,0 +1,186 @@
+// Camera calibration, projection and undistortion through calib3d (pinhole and fisheye models).
+#include <algorithm>
+#include <cmath>
+#include <vector>
+#include <opencv2/calib3d.hpp>
+#include <opencv2/imgproc.hpp>
+#include "bridge_error.hpp"
+
+namespace {
+// Standard deviations of the fisheye intrinsics (fx fy cx cy k1..k4), which cv::fisheye::calibrate does
+// not give: the Gauss-Newton covariance sigma^2 (J^T J)^-1 at the solution, with each view's pose
+// eliminated by its Schur complement, and sigma^2 from the residuals over the degrees of freedom (as
+// calibrateCamera computes its own).
+void fisheye_std_deviations(const std::vector<cv::Point3d> &board, const std::vector<std::vector<cv::Point2d>> &images,
+                            const std::vector<cv::Mat> &r, const std::vector<cv::Mat> &t, const cv::Mat &k,
+                            const cv::Mat &d, double *std_out) {
+    cv::Mat S = cv::Mat::zeros(8, 8, CV_64F);
+    double squares = 0;
+    size_t observations = 0;
+    for (size_t v = 0; v < images.size(); ++v) {
+        std::vector<cv::Point2d> projected;
+        cv::Mat jacobian;
+        cv::fisheye::projectPoints(board, projected, r[v], t[v], k, d, 0, jacobian);
+        cv::Mat ji = jacobian.colRange(0, 8), je = jacobian.colRange(8, 14);
+        cv::Mat A = ji.t() * ji, B = ji.t() * je, D = je.t() * je;
+        S += A - B * D.inv(cv::DECOMP_SVD) * B.t();
+        for (size_t i = 0; i < projected.size(); ++i) {
+            const cv::Point2d e = projected[i] - images[v][i];
+            squares += e.dot(e);
+        }
+        observations += 2 * projected.size();
+    }
+    const double dof = double(observations) - 8 - 6 * double(images.size());
+    const double sigma2 = dof > 0 ? squares / dof : 0;
+    cv::Mat covariance = S.inv(cv::DECOMP_SVD) * sigma2;
+    for (int i = 0; i < 8; ++i) std_out[i] = std::sqrt(std::max(0.0, covariance.at<double>(i, i)));
+}
+
+cv::Mat matrix3(const double *k) { return cv::Mat(3, 3, CV_64F, const_cast<double *>(k)).clone(); }
+cv::Mat row(const double *d, int32_t n) {
+    return n > 0 ? cv::Mat(1, n, CV_64F, const_cast<double *>(d)).clone() : cv::Mat();
+}
+} // namespace
+
+extern "C" int32_t cvb_calibrate(const double *object_points, int32_t points, const double *image_points,
+                                 int32_t views, int32_t width, int32_t height, int32_t model, int32_t options,
+                                 cvb_calibration *out, double *rvecs, double *tvecs, double *per_view_rms) {
+    return cvb::guarded("calibrate", [&]() -> int32_t {
+        if (object_points == nullptr || image_points == nullptr || out == nullptr || rvecs == nullptr ||
+            tvecs == nullptr || per_view_rms == nullptr || points < 4 || views < 1 || width <= 0 || height <= 0 ||
+            model < 0 || model > 2)
+            return cvb::fail(CVB_ERR_ARGUMENT, "calibrate: bad argument");
+        *out = cvb_calibration{};
+        std::vector<cv::Point3f> board;
+        for (int32_t i = 0; i < points; ++i)
+            board.emplace_back(float(object_points[3 * i]), float(object_points[3 * i + 1]), float(object_points[3 * i + 2]));
+        std::vector<std::vector<cv::Point3f>> objects(views, board);
+        std::vector<std::vector<cv::Point2f>> images(views);
+        for (int32_t v = 0; v < views; ++v)
+            for (int32_t i = 0; i < points; ++i) {
+                const double *p = image_points + 2 * (size_t(v) * points + i);
+                images[v].emplace_back(float(p[0]), float(p[1]));
+            }
+        const cv::Size size(width, height);
+        cv::Mat k = cv::Mat::eye(3, 3, CV_64F), d;
+        std::vector<cv::Mat> r, t;
+        int flags = 0;
+        if (model == CVB_MODEL_FISHEYE) {
+            flags = cv::fisheye::CALIB_RECOMPUTE_EXTRINSIC | cv::fisheye::CALIB_FIX_SKEW;
+            if (options & CVB_CALIB_FIX_ASPECT) return cvb::fail(CVB_ERR_ARGUMENT, "the fisheye model cannot fix the aspect ratio");
+            std::vector<std::vector<cv::Point3d>> objects64(views);
+            std::vector<std::vector<cv::Point2d>> images64(views);
+            for (int32_t v = 0; v < views; ++v) {
+                for (const auto &p : board) objects64[v].emplace_back(p.x, p.y, p.z);
+                for (const auto &p : images[v]) images64[v].emplace_back(p.x, p.y);
+            }
+            d = cv::Mat::zeros(1, 4, CV_64F);
+            out->rms = cv::fisheye::calibrate(objects64, images64, size, k, d, r, t, flags,
+                                              cv::TermCriteria(cv::TermCriteria::COUNT + cv::TermCriteria::EPS, 100, 1e-12));
+            fisheye_std_deviations(objects64[0], images64, r, t, k, d, out->std_deviations);
+            out->std_count = 8;
+        } else {
+            if (model == CVB_MODEL_OPENCV8) flags |= cv::CALIB_RATIONAL_MODEL;
+            if (options & CVB_CALIB_FIX_ASPECT) flags |= cv::CALIB_FIX_ASPECT_RATIO;
+            if (options & CVB_CALIB_ZERO_TANGENT) flags |= cv::CALIB_ZERO_TANGENT_DIST;
+            cv::Mat std_intrinsics, std_extrinsics, per_view;
+            out->rms = cv::calibrateCamera(objects, images, size, k, d, r, t, std_intrinsics, std_extrinsics,
+                                           per_view, flags);
+            const int count = model == CVB_MODEL_OPENCV8 ? 8 : 5;
+            d = d.reshape(1, 1).colRange(0, count).clone();
+            out->std_count = 4 + count;
+            for (int i = 0; i < 4 + count && i < std_intrinsics.rows; ++i)
+                out->std_deviations[i] = std_intrinsics.at<double>(i);
+        }
+        for (int i = 0; i < 9; ++i) out->camera_matrix[i] = k.at<double>(i / 3, i % 3);
+        out->distortion_count = int32_t(d.total());
+        for (int i = 0; i < int(d.total()); ++i) out->distortion[i] = d.at<double>(0, i);
+        out->flags = flags;
+        // Per-view RMS, computed the same way for every model: reprojection with the solved pose.
+        for (int32_t v = 0; v < views; ++v) {
+            cv::Mat rv = r[v].reshape(1, 3), tv = t[v].reshape(1, 3);
+            rv.convertTo(rv, CV_64F);
+            tv.convertTo(tv, CV_64F);
+            for (int i = 0; i < 3; ++i) {
+                rvecs[3 * v + i] = rv.at<double>(i);
+                tvecs[3 * v + i] = tv.at<double>(i);
+            }
+            std::vector<cv::Point2d> projected;
+            std::vector<cv::Point3d> board64;
+            for (const auto &p : board) board64.emplace_back(p.x, p.y, p.z);
+            if (model == CVB_MODEL_FISHEYE)
+                cv::fisheye::projectPoints(board64, projected, rv, tv, k, d);
+            else
+                cv::projectPoints(board64, rv, tv, k, d, projected);
+            double sum = 0;
+            for (int32_t i = 0; i < points; ++i) {
+                const double dx = projected[i].x - images[v][i].x, dy = projected[i].y - images[v][i].y;
+                sum += dx * dx + dy * dy;
+            }
+            per_view_rms[v] = std::sqrt(sum / points);
+        }
+        return CVB_OK;
+    });
+}
+
+extern "C" int32_t cvb_project_model(const double *object_points, int32_t count, const double *rvec,
+                                     const double *tvec, const double *camera_matrix, const double *distortion,
+                                     int32_t distortion_count, int32_t model, double *image_points) {
+    return cvb::guarded("project", [&]() -> int32_t {
+        if (object_points == nullptr || count < 1 || rvec == nullptr || tvec == nullptr || camera_matrix == nullptr ||
+            image_points == nullptr || (model == CVB_MODEL_FISHEYE && distortion_count != 4))
+            return cvb::fail(CVB_ERR_ARGUMENT, "project: bad argument");
+        std::vector<cv::Point3d> object;
+        for (int32_t i = 0; i < count; ++i)
+            object.emplace_back(object_points[3 * i], object_points[3 * i + 1], object_points[3 * i + 2]);
+        std::vector<cv::Point2d> image;
+        cv::Mat r(3, 1, CV_64F, const_cast<double *>(rvec)), t(3, 1, CV_64F, const_cast<double *>(tvec));
+        if (model == CVB_MODEL_FISHEYE)
+            cv::fisheye::projectPoints(object, image, r, t, matrix3(camera_matrix), row(distortion, distortion_count));
+        else
+            cv::projectPoints(object, r, t, matrix3(camera_matrix), row(distortion, distortion_count), image);
+        for (int32_t i = 0; i < count; ++i) {
+            image_points[2 * i] = image[i].x;
+            image_points[2 * i + 1] = image[i].y;
+        }
+        return CVB_OK;
+    });
+}
+
+extern "C" int32_t cvb_optimal_camera_matrix(const double *camera_matrix, const double *distortion,
+                                             int32_t distortion_count, int32_t model, int32_t width, int32_t height,
+                                             double alpha, double *new_matrix) {
+    return cvb::guarded("optimal camera matrix", [&]() -> int32_t {
+        if (camera_matrix == nullptr || new_matrix == nullptr || width <= 0 || height <= 0 || !(alpha >= 0 && alpha <= 1))
+            return cvb::fail(CVB_ERR_ARGUMENT, "optimal camera matrix: bad argument");
+        cv::Mat k = matrix3(camera_matrix), d = row(distortion, distortion_count), result;
+        if (model == CVB_MODEL_FISHEYE)
+            cv::fisheye::estimateNewCameraMatrixForUndistortRectify(k, d, cv::Size(width, height), cv::Mat::eye(3, 3, CV_64F),
+                                                                    result, alpha);
+        else
+            result = cv::getOptimalNewCameraMatrix(k, d, cv::Size(width, height), alpha);
+        for (int i = 0; i < 9; ++i) new_matrix[i] = result.at<double>(i / 3, i % 3);
+        return CVB_OK;
+    });
+}
+
+extern "C" int32_t cvb_undistort(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride,
+                                 int32_t channels, const double *camera_matrix, const double *distortion,
+                                 int32_t distortion_count, int32_t model, const double *new_matrix, uint8_t *out) {
+    return cvb::guarded("undistort", [&]() -> int32_t {
+        if (!cvb::valid_image(pixels, width, height, stride, channels) || camera_matrix == nullptr ||
+            new_matrix == nullptr || out == nullptr)
+            return cvb::fail(CVB_ERR_ARGUMENT, "undistort: bad argument");
+        cv::Mat source = cvb::view(pixels, width, height, stride, channels);
+        cv::Mat target(height, width, source.type(), out, size_t(stride));
+        cv::Mat k = matrix3(camera_matrix), d = row(distortion, distortion_count), knew = matrix3(new_matrix);
+        cv::Mat map1, map2;
+        if (model == CVB_MODEL_FISHEYE)
+            cv::fisheye::initUndistortRectifyMap(k, d, cv::Mat::eye(3, 3, CV_64F), knew, cv::Size(width, height), CV_16SC2,
+                                                 map1, map2);
+        else
+            cv::initUndistortRectifyMap(k, d, cv::Mat(), knew, cv::Size(width, height), CV_16SC2, map1, map2);
+        cv::remap(source, target, map1, map2, cv::INTER_LINEAR, cv::BORDER_CONSTANT);
+        return CVB_OK;
+    });
+}

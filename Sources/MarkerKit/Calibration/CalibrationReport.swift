@@ -1,0 +1,154 @@
+import CVBridge
+import Foundation
+
+/// The calibration report: parameters with standard deviations, per-view errors, the residual vectors,
+/// where the corners fell in the image, and the lens's distortion field. Two A4 pages drawn with Cairo.
+public struct CalibrationReport {
+    public let result: Calibrator.Result
+
+    public init(result: Calibrator.Result) { self.result = result }
+
+    /// Reprojection residuals (projected - observed) per used view, in pixels.
+    public func residuals() throws -> [[(dx: Double, dy: Double, x: Double, y: Double)]] {
+        let c = result.calibration
+        let object = result.boardPoints.flatMap { [$0.0, $0.1, $0.2] }
+        return try result.used.map { view in
+            var projected = [Double](repeating: 0, count: 2 * result.boardPoints.count)
+            guard cvb_project_model(object, Int32(result.boardPoints.count), view.rvec, view.tvec, c.cameraMatrix, c.distortion,
+                                    Int32(c.distortion.count), c.bridgeModel, &projected) >= 0 else {
+                throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
+            }
+            return view.corners.enumerated().map { i, p in (projected[2 * i] - p.x, projected[2 * i + 1] - p.y, p.x, p.y) }
+        }
+    }
+
+    /// Where an ideal pixel lands through the lens, on a grid over the image.
+    public func distortionField(columns: Int = 16, rows: Int = 12) throws -> [(x: Double, y: Double, dx: Double, dy: Double)] {
+        let c = result.calibration
+        var ideal: [(Double, Double)] = []
+        for r in 0...rows {
+            for k in 0...columns {
+                ideal.append((Double(k) / Double(columns) * Double(c.imageWidth - 1), Double(r) / Double(rows) * Double(c.imageHeight - 1)))
+            }
+        }
+        let object = ideal.flatMap { [($0.0 - c.cx) / c.fx, ($0.1 - c.cy) / c.fy, 1.0] }
+        var distorted = [Double](repeating: 0, count: 2 * ideal.count)
+        guard cvb_project_model(object, Int32(ideal.count), [0, 0, 0], [0, 0, 0], c.cameraMatrix, c.distortion,
+                                Int32(c.distortion.count), c.bridgeModel, &distorted) >= 0 else {
+            throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
+        }
+        return ideal.enumerated().map { i, p in (p.0, p.1, distorted[2 * i] - p.0, distorted[2 * i + 1] - p.1) }
+    }
+
+    public func document() throws -> SheetDocument {
+        let page = PageSize(name: "A4", width: .mm(210), height: .mm(297))
+        let residuals = try residuals()
+        let field = try distortionField()
+        let c = result.calibration
+        let views = result.views
+        let used = result.used
+        return SheetDocument(title: "MarkerKit calibration report: \(c.name)", pages: [
+            SheetDocument.Page(size: page) { canvas in
+                Self.heading(canvas, "Calibration of \(c.name)", page: 1)
+                var y = 30.0
+                for line in CalibrationSummary.lines(for: c) {
+                    canvas.text(line.trimmingCharacters(in: .whitespaces), x: 15, baseline: y, size: 3.2, maxWidth: 180)
+                    y += 5
+                }
+                let skipped = views.filter { $0.status != .used }
+                y += 3
+                canvas.text("Images: \(used.count) used, \(skipped.count) not used", x: 15, baseline: y, size: 3.2, bold: true)
+                for view in skipped.prefix(8) {
+                    y += 4.5
+                    canvas.text("\(view.file): \(view.reason)", x: 18, baseline: y, size: 2.8, maxWidth: 175, color: .gray(0.3))
+                }
+                if skipped.count > 8 { y += 4.5; canvas.text("... and \(skipped.count - 8) more", x: 18, baseline: y, size: 2.8) }
+                Self.perViewBars(canvas, Rect(x: 25, y: max(y + 12, 150), width: 170, height: 110), views: used,
+                                 rms: c.provenance?.rms ?? 0)
+            },
+            SheetDocument.Page(size: page) { canvas in
+                Self.heading(canvas, "Residuals, coverage and distortion of \(c.name)", page: 2)
+                Self.residualScatter(canvas, Rect(x: 25, y: 30, width: 70, height: 70), residuals: residuals)
+                Self.coverage(canvas, Rect(x: 110, y: 30, width: 85, height: 85 * Double(c.imageHeight) / Double(max(c.imageWidth, 1))),
+                              residuals: residuals, width: c.imageWidth, height: c.imageHeight)
+                Self.distortion(canvas, Rect(x: 25, y: 135, width: 170, height: 170 * Double(c.imageHeight) / Double(max(c.imageWidth, 1))),
+                                field: field, width: c.imageWidth, height: c.imageHeight)
+            },
+        ])
+    }
+
+    static func heading(_ canvas: Canvas, _ title: String, page: Int) {
+        canvas.text(title, x: 15, baseline: 18, size: 5, maxWidth: 180, bold: true)
+        canvas.text("\(MarkerKitVersion.generator) · page \(page) of 2", x: 195, baseline: 290, size: 2.4, align: .right, color: .gray(0.4))
+    }
+
+    static func frame(_ canvas: Canvas, _ r: Rect, title: String) {
+        canvas.stroke(r, lineWidth: 0.2, color: .gray(0.3))
+        canvas.text(title, x: r.x, baseline: r.y - 2.5, size: 3.2, maxWidth: r.width, bold: true)
+    }
+
+    static func perViewBars(_ canvas: Canvas, _ r: Rect, views: [Calibrator.View], rms: Double) {
+        frame(canvas, r, title: "Reprojection error per view (RMS, px); dashed: overall RMS")
+        let errors = views.map { $0.rms ?? 0 }
+        let top = max(errors.max() ?? 1, rms) * 1.15
+        guard top > 0, !errors.isEmpty else { return }
+        let slot = r.width / Double(errors.count)
+        for (i, e) in errors.enumerated() {
+            let h = e / top * r.height
+            canvas.fill([Rect(x: r.x + Double(i) * slot + slot * 0.15, y: r.maxY - h, width: slot * 0.7, height: h)], color: Color.palette(i))
+            let name = (views[i].file as NSString).lastPathComponent
+            canvas.text(name, x: r.x + (Double(i) + 0.5) * slot, baseline: r.maxY + 4, size: min(2.4, slot * 0.35), align: .center, maxWidth: slot)
+        }
+        let y = r.maxY - rms / top * r.height
+        canvas.stroke(Rect(x: r.x, y: y, width: r.width, height: 0), lineWidth: 0.25, color: .black, dash: [1.5, 1])
+        for k in 0...4 {
+            let v = top * Double(k) / 4
+            canvas.text(String(format: "%.2f", v), x: r.x - 1.5, baseline: r.maxY - Double(k) / 4 * r.height + 1, size: 2.4, align: .right)
+        }
+    }
+
+    static func residualScatter(_ canvas: Canvas, _ r: Rect, residuals: [[(dx: Double, dy: Double, x: Double, y: Double)]]) {
+        let all = residuals.flatMap { $0 }
+        let extent = max(0.1, (all.map { max(abs($0.dx), abs($0.dy)) }.max() ?? 1) * 1.1)
+        frame(canvas, r, title: String(format: "Residual vectors (px), ±%.2f", extent))
+        let cx = r.x + r.width / 2, cy = r.y + r.height / 2
+        canvas.line(from: (r.x, cy), to: (r.maxX, cy), lineWidth: 0.1, color: .gray(0.6))
+        canvas.line(from: (cx, r.y), to: (cx, r.maxY), lineWidth: 0.1, color: .gray(0.6))
+        for (v, points) in residuals.enumerated() {
+            for p in points {
+                canvas.circle(center: (cx + p.dx / extent * r.width / 2, cy + p.dy / extent * r.height / 2), radius: 0.35, color: Color.palette(v))
+            }
+        }
+        let rms = (all.map { $0.dx * $0.dx + $0.dy * $0.dy }.reduce(0, +) / Double(max(all.count, 1))).squareRoot()
+        canvas.circle(center: (cx, cy), radius: rms / extent * r.width / 2, color: .black, filled: false, lineWidth: 0.2)
+        canvas.text(String(format: "circle: RMS %.3f px", rms), x: r.x, baseline: r.maxY + 4, size: 2.6)
+    }
+
+    static func coverage(_ canvas: Canvas, _ r: Rect, residuals: [[(dx: Double, dy: Double, x: Double, y: Double)]], width: Int, height: Int) {
+        frame(canvas, r, title: "Coverage: corners in the image, one colour per view")
+        let sx = r.width / Double(max(width, 1)), sy = r.height / Double(max(height, 1))
+        for (v, points) in residuals.enumerated() {
+            for p in points { canvas.circle(center: (r.x + p.x * sx, r.y + p.y * sy), radius: 0.4, color: Color.palette(v)) }
+        }
+        // Coverage by thirds of the image: the share of cells any corner fell in.
+        var cells = Set<Int>()
+        for points in residuals { for p in points { cells.insert(min(2, Int(3 * p.x / Double(width))) + 3 * min(2, Int(3 * p.y / Double(height)))) } }
+        canvas.text("\(width)x\(height) px; corners in \(cells.count) of 9 image thirds", x: r.x, baseline: r.maxY + 4, size: 2.6)
+    }
+
+    static func distortion(_ canvas: Canvas, _ r: Rect, field: [(x: Double, y: Double, dx: Double, dy: Double)], width: Int, height: Int) {
+        let largest = field.map { ($0.dx * $0.dx + $0.dy * $0.dy).squareRoot() }.max() ?? 0
+        let spacing = r.width / 16
+        let scale = largest > 0 ? min(1, 0.9 * spacing * Double(width) / r.width / largest) : 1
+        frame(canvas, r, title: String(format: "Distortion field: ideal pixel → where the lens puts it (largest %.1f px, arrows ×%.2g)", largest, scale))
+        let sx = r.width / Double(max(width, 1)), sy = r.height / Double(max(height, 1))
+        canvas.clipped(to: r) {
+            for p in field {
+                let start = (r.x + p.x * sx, r.y + p.y * sy)
+                let end = (start.0 + p.dx * scale * sx, start.1 + p.dy * scale * sy)
+                canvas.line(from: start, to: end, lineWidth: 0.25, color: Color(0.8, 0.1, 0.1))
+                canvas.circle(center: start, radius: 0.3, color: .gray(0.2))
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+
+/// A calibration as text for people: parameters with their standard deviations, quality, provenance.
+public enum CalibrationSummary {
+    public static func lines(for c: CameraCalibration) -> [String] {
+        var lines: [String] = []
+        let size = c.imageWidth > 0 ? "\(c.imageWidth)x\(c.imageHeight)" : "unknown size"
+        lines.append("camera \(c.name): model \(c.model.rawValue), image \(size)")
+        let sd = c.provenance?.stdDeviations ?? []
+        func row(_ name: String, _ value: Double, _ index: Int, _ format: String) -> String {
+            let value = String(format: format, value)
+            let deviation = index < sd.count && sd[index] > 0 ? " ± " + String(format: format, sd[index]) : ""
+            return "  \(name.padding(toLength: 3, withPad: " ", startingAt: 0)) \(value)\(deviation)"
+        }
+        if let p = c.provenance {
+            lines.append(String(format: "  RMS reprojection error %.4f px over %d views (%dx%d board, %@ %@ squares; corners by %@)",
+                                p.rms, p.views, p.boardColumns, p.boardRows, Length.format(p.squareSize), p.units, p.detector))
+        }
+        lines.append(row("fx", c.fx, 0, "%.3f") + " px")
+        lines.append(row("fy", c.fy, 1, "%.3f") + " px")
+        lines.append(row("cx", c.cx, 2, "%.3f") + " px")
+        lines.append(row("cy", c.cy, 3, "%.3f") + " px")
+        for (i, name) in c.model.coefficientNames.enumerated() {
+            lines.append(row(name, c.distortion[i], 4 + i, "%.6f"))
+        }
+        if let p = c.provenance, !p.calibrationTime.isEmpty { lines.append("  calibrated \(p.calibrationTime) by \(p.generator)") }
+        return lines
+    }
+}

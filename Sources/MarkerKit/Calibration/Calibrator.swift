@@ -1,0 +1,164 @@
+import CVBridge
+import Foundation
+
+/// Camera intrinsics from chessboard images: every image searched for the board, the views solved
+/// with OpenCV, views whose error stands far above the rest dropped and the solve repeated, and the
+/// result refused when it is not trustworthy (too few views, an unconstrained focal length).
+public struct Calibrator: Sendable {
+    public var board: Checkerboard
+    public var model: CameraCalibration.Model = .opencv5
+    public var fixAspect = false
+    public var zeroTangent = false
+    public var detector: ChessboardDetector.Method = .classic
+    /// A view is an outlier when its RMS exceeds this many times the median (and the median + 0.5 px).
+    public var outlierFactor = 3.0
+    /// The focal length is unconstrained when its standard deviation exceeds this fraction of it.
+    public var maxFocalUncertainty = 0.05
+
+    public init(board: Checkerboard) { self.board = board }
+
+    /// What happened to one image.
+    public struct View: Sendable {
+        public enum Status: Sendable, Equatable {
+            case used
+            case unreadable(String)
+            case noBoard
+            case wrongSize(width: Int, height: Int)
+            case outlier(rms: Double)
+        }
+        public let file: String
+        public var status: Status
+        public let corners: [Point2]
+        public var rms: Double?
+        public var rvec: [Double] = []
+        public var tvec: [Double] = []
+
+        public var reason: String {
+            switch status {
+            case .used: return "used"
+            case .unreadable(let why): return "unreadable (\(why))"
+            case .noBoard: return "no board found"
+            case .wrongSize(let w, let h): return "image size \(w)x\(h) differs from the first image's"
+            case .outlier(let rms): return String(format: "outlier (view RMS %.3f px)", rms)
+            }
+        }
+    }
+
+    public struct Result: Sendable {
+        public let calibration: CameraCalibration
+        public let views: [View]
+        /// The board's corners in its own frame (x right, y down, z 0), in `units`.
+        public let boardPoints: [(Double, Double, Double)]
+        public var used: [View] { views.filter { $0.status == .used } }
+    }
+
+    /// Finds the board in each image. `progress` is called after each image with (done, total, file).
+    public func findBoards(in files: [URL], progress: (Int, Int, String) -> Void = { _, _, _ in }) -> (views: [View], width: Int, height: Int) {
+        let finder = ChessboardDetector(innerColumns: board.innerColumns, innerRows: board.innerRows, method: detector)
+        var views: [View] = []
+        var size: (Int, Int)?
+        for (index, url) in files.enumerated() {
+            defer { progress(index + 1, files.count, url.relativePath) }
+            let image: GrayImage
+            do {
+                image = try GrayImage(contentsOf: url)
+            } catch let error as MarkerKitError {
+                views.append(View(file: url.relativePath, status: .unreadable(error.description.contains("no such") ? "no such file" : "not an image or corrupt"), corners: []))
+                continue
+            } catch {
+                views.append(View(file: url.relativePath, status: .unreadable("\(error)"), corners: []))
+                continue
+            }
+            if let size, size != (image.width, image.height) {
+                views.append(View(file: url.relativePath, status: .wrongSize(width: image.width, height: image.height), corners: []))
+                continue
+            }
+            let corners = (try? finder.detect(in: image)) ?? nil
+            guard let corners else {
+                views.append(View(file: url.relativePath, status: .noBoard, corners: []))
+                continue
+            }
+            size = size ?? (image.width, image.height)
+            views.append(View(file: url.relativePath, status: .used, corners: corners))
+        }
+        return (views, size?.0 ?? 0, size?.1 ?? 0)
+    }
+
+    /// Calibrates from the views with a board; throws with a clear reason when it cannot be trusted.
+    public func calibrate(views input: [View], width: Int, height: Int, name: String) throws -> Result {
+        var views = input
+        let found = views.filter { $0.status == .used }.count
+        guard found > 0 else {
+            throw MarkerKitError.badInput("no image shows a \(board.innerColumns)x\(board.innerRows) board (check --inner: it counts inner corners, 9x6 for 10x7 squares)")
+        }
+        guard found >= 3 else {
+            throw MarkerKitError.badInput("only \(found) image\(found == 1 ? " shows" : "s show") the board: calibration needs at least 3 views (10 or more, tilted in different directions, are better)")
+        }
+        let s = board.square.millimetres
+        let points = (0..<board.innerRows).flatMap { r in (0..<board.innerColumns).map { c in (Double(c) * s, Double(r) * s, 0.0) } }
+        var solved = try solve(views: views, points: points, width: width, height: height)
+        // Drop outliers once, then solve again.
+        let errors = Array(zip(views.indices.filter { views[$0].status == .used }, solved.perView))
+        let median = errors.map(\.1).sorted()[errors.count / 2]
+        let limit = max(outlierFactor * median, median + 0.5)
+        var dropped = 0
+        for (index, rms) in errors where rms > limit {
+            views[index].status = .outlier(rms: rms)
+            dropped += 1
+        }
+        if dropped > 0 {
+            guard found - dropped >= 3 else {
+                throw MarkerKitError.badInput("after dropping \(dropped) outlier view\(dropped == 1 ? "" : "s") fewer than 3 remain: take more images")
+            }
+            solved = try solve(views: views, points: points, width: width, height: height)
+        }
+        var used = 0
+        for index in views.indices where views[index].status == .used {
+            views[index].rms = solved.perView[used]
+            views[index].rvec = Array(solved.rvecs[(3 * used)..<(3 * used + 3)])
+            views[index].tvec = Array(solved.tvecs[(3 * used)..<(3 * used + 3)])
+            used += 1
+        }
+        let c = solved.result
+        let k = withUnsafeBytes(of: c.camera_matrix) { Array($0.bindMemory(to: Double.self)) }
+        let d = withUnsafeBytes(of: c.distortion) { Array($0.bindMemory(to: Double.self).prefix(Int(c.distortion_count))) }
+        let sd = withUnsafeBytes(of: c.std_deviations) { Array($0.bindMemory(to: Double.self).prefix(Int(c.std_count))) }
+        guard (k + d).allSatisfy(\.isFinite), k[0] > 0, k[4] > 0 else {
+            throw MarkerKitError.badInput("the solve diverged (NaN or negative focal length): the views do not constrain the camera; take tilted views that fill the image")
+        }
+        if sd.count >= 2, sd[0] / k[0] > maxFocalUncertainty || sd[1] / k[4] > maxFocalUncertainty || !sd[0].isFinite {
+            throw MarkerKitError.badInput(String(format: "the views are too similar to constrain the focal length (fx %.1f ± %.1f px): tilt the board in different directions, about 30-45°", k[0], sd[0]))
+        }
+        let provenance = CameraCalibration.Provenance(
+            calibrationTime: ISO8601DateFormatter().string(from: Date()), views: used, boardColumns: board.innerColumns,
+            boardRows: board.innerRows, squareSize: board.square.millimetres, units: "mm", flags: Int(c.flags), rms: c.rms,
+            perViewErrors: views.compactMap { $0.status == .used ? $0.rms : nil }, stdDeviations: sd, detector: detector.summary)
+        let calibration = try CameraCalibration(name: name, model: model, cameraMatrix: k, distortion: d, imageWidth: width,
+                                                imageHeight: height, provenance: provenance)
+        return Result(calibration: calibration, views: views, boardPoints: points)
+    }
+
+    private func solve(views: [View], points: [(Double, Double, Double)], width: Int, height: Int) throws
+        -> (result: cvb_calibration, perView: [Double], rvecs: [Double], tvecs: [Double]) {
+        let used = views.filter { $0.status == .used }
+        let object = points.flatMap { [$0.0, $0.1, $0.2] }
+        let image = used.flatMap { $0.corners.flatMap { [$0.x, $0.y] } }
+        var result = cvb_calibration()
+        var rvecs = [Double](repeating: 0, count: 3 * used.count), tvecs = rvecs
+        var perView = [Double](repeating: 0, count: used.count)
+        let bridgeModel: Int32
+        switch model {
+        case .opencv5: bridgeModel = Int32(CVB_MODEL_OPENCV5)
+        case .opencv8: bridgeModel = Int32(CVB_MODEL_OPENCV8)
+        case .fisheye: bridgeModel = Int32(CVB_MODEL_FISHEYE)
+        default: throw MarkerKitError.invalidArgument("calibrate takes --model opencv5, opencv8 or fisheye")
+        }
+        let options = Int32((fixAspect ? CVB_CALIB_FIX_ASPECT : 0) | (zeroTangent ? CVB_CALIB_ZERO_TANGENT : 0))
+        let status = cvb_calibrate(object, Int32(points.count), image, Int32(used.count), Int32(width), Int32(height),
+                                   bridgeModel, options, &result, &rvecs, &tvecs, &perView)
+        guard status >= 0 else {
+            throw MarkerKitError.badInput("OpenCV could not calibrate from these views: \(String(cString: cvb_last_error()))")
+        }
+        return (result, perView, rvecs, tvecs)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+
+/// The calibration file formats MarkerKit writes and reads.
+public enum CalibrationFormat: String, Sendable, CaseIterable {
+    /// OpenCV FileStorage YAML with the keys of OpenCV's calibration sample: MarkerKit's own store format.
+    case opencvYAML = "opencv-yaml"
+    case opencvXML = "opencv-xml"
+    /// ROS sensor_msgs/CameraInfo YAML (camera_calibration_parsers).
+    case ros
+    /// Kalibr camchain YAML (`cam0`).
+    case kalibr
+    /// COLMAP cameras.txt.
+    case colmap
+    /// mrcal .cameramodel.
+    case mrcal
+    case json
+
+    public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+
+    public init(name: String) throws {
+        guard let format = CalibrationFormat(rawValue: name.lowercased()) else {
+            throw MarkerKitError.invalidArgument("unknown format '\(name)' (formats: \(CalibrationFormat.names))")
+        }
+        self = format
+    }
+
+    /// The usual file extension.
+    public var fileExtension: String {
+        switch self {
+        case .opencvYAML, .ros, .kalibr: return "yaml"
+        case .opencvXML: return "xml"
+        case .colmap: return "txt"
+        case .mrcal: return "cameramodel"
+        case .json: return "json"
+        }
+    }
+
+    /// The format of a file from its extension and first bytes.
+    public static func guess(url: URL, data: Data) -> CalibrationFormat {
+        let text = String(decoding: data.prefix(4096), as: UTF8.self)
+        switch url.pathExtension.lowercased() {
+        case "xml": return .opencvXML
+        case "json": return .json
+        case "cameramodel": return .mrcal
+        case "txt": return .colmap
+        default: break
+        }
+        if text.hasPrefix("%YAML:1.0") || text.contains("!!opencv-matrix") { return .opencvYAML }
+        if text.contains("<opencv_storage>") { return .opencvXML }
+        if text.contains("cam0:") && text.contains("camera_model") { return .kalibr }
+        if text.contains("distortion_model") && text.contains("projection_matrix") { return .ros }
+        if text.contains("'lensmodel'") || text.contains("\"lensmodel\"") { return .mrcal }
+        if text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{") { return .json }
+        return .opencvYAML
+    }
+
+    public func encode(_ calibration: CameraCalibration) throws -> Data {
+        switch self {
+        case .opencvYAML: return try OpenCVStorageFormat.encode(calibration, xml: false)
+        case .opencvXML: return try OpenCVStorageFormat.encode(calibration, xml: true)
+        case .ros: return try ROSFormat.encode(calibration)
+        case .kalibr: return try KalibrFormat.encode(calibration)
+        case .colmap: return try COLMAPFormat.encode(calibration)
+        case .mrcal: return try MrcalFormat.encode(calibration)
+        case .json: return try JSONCalibrationFormat.encode(calibration)
+        }
+    }
+
+    public func decode(_ data: Data, name: String) throws -> CameraCalibration {
+        switch self {
+        case .opencvYAML, .opencvXML: return try OpenCVStorageFormat.decode(data, name: name)
+        case .ros: return try ROSFormat.decode(data, name: name)
+        case .kalibr: return try KalibrFormat.decode(data, name: name)
+        case .colmap: return try COLMAPFormat.decode(data, name: name)
+        case .mrcal: return try MrcalFormat.decode(data, name: name)
+        case .json: return try JSONCalibrationFormat.decode(data, name: name)
+        }
+    }
+}
+
+extension Double {
+    /// The shortest text that reads back to exactly this double.
+    var exact: String { "\(self)" }
+}

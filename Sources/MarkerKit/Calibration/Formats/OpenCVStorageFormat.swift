@@ -1,0 +1,127 @@
+import CVBridge
+import Foundation
+
+/// OpenCV FileStorage YAML and XML with the keys of OpenCV's calibration sample (calibration_time,
+/// nframes, image_width, image_height, board_width, board_height, square_size, flags, camera_matrix,
+/// distortion_coefficients, avg_reprojection_error, per_view_reprojection_errors), plus
+/// std_deviations_intrinsics, units, camera_name, model, detector and generator. Written and read by
+/// cv::FileStorage itself, so OpenCV and cv2 read these files as they are.
+enum OpenCVStorageFormat {
+    static func encode(_ c: CameraCalibration, xml: Bool) throws -> Data {
+        var storage: OpaquePointer?
+        try check(cvb_storage_open_write(xml ? 1 : 0, &storage))
+        defer { cvb_storage_close(storage) }
+        try check(cvb_storage_write_comment(storage, "Camera calibration by \(MarkerKitVersion.generator). Lengths in the units below; pixels otherwise."))
+        if let p = c.provenance {
+            try check(cvb_storage_write_string(storage, "calibration_time", p.calibrationTime))
+            try check(cvb_storage_write_int(storage, "nframes", Int32(p.views)))
+        }
+        try check(cvb_storage_write_int(storage, "image_width", Int32(c.imageWidth)))
+        try check(cvb_storage_write_int(storage, "image_height", Int32(c.imageHeight)))
+        if let p = c.provenance {
+            try check(cvb_storage_write_int(storage, "board_width", Int32(p.boardColumns)))
+            try check(cvb_storage_write_int(storage, "board_height", Int32(p.boardRows)))
+            try check(cvb_storage_write_real(storage, "square_size", p.squareSize))
+            try check(cvb_storage_write_string(storage, "units", p.units))
+            try check(cvb_storage_write_int(storage, "flags", Int32(p.flags)))
+        }
+        try check(cvb_storage_write_matrix(storage, "camera_matrix", c.cameraMatrix, 3, 3))
+        if !c.distortion.isEmpty {
+            try check(cvb_storage_write_matrix(storage, "distortion_coefficients", c.distortion, Int32(c.distortion.count), 1))
+        }
+        if let p = c.provenance {
+            try check(cvb_storage_write_real(storage, "avg_reprojection_error", p.rms))
+            if !p.perViewErrors.isEmpty {
+                try check(cvb_storage_write_matrix(storage, "per_view_reprojection_errors", p.perViewErrors, Int32(p.perViewErrors.count), 1))
+            }
+            if !p.stdDeviations.isEmpty {
+                try check(cvb_storage_write_matrix(storage, "std_deviations_intrinsics", p.stdDeviations, Int32(p.stdDeviations.count), 1))
+            }
+        }
+        try check(cvb_storage_write_string(storage, "camera_name", c.name))
+        try check(cvb_storage_write_string(storage, "model", c.model.rawValue))
+        if let p = c.provenance {
+            try check(cvb_storage_write_string(storage, "detector", p.detector))
+            try check(cvb_storage_write_string(storage, "generator", p.generator))
+        } else {
+            try check(cvb_storage_write_string(storage, "generator", MarkerKitVersion.generator))
+        }
+        var text = cvb_image()
+        try check(cvb_storage_finish(storage, &text))
+        defer { cvb_image_release(&text) }
+        return Data(bytes: text.data, count: Int(text.width))
+    }
+
+    static func decode(_ data: Data, name: String) throws -> CameraCalibration {
+        var storage: OpaquePointer?
+        let text = String(decoding: data, as: UTF8.self)
+        guard cvb_storage_open_read(text, &storage) >= 0, storage != nil else {
+            throw MarkerKitError.badInput("not OpenCV FileStorage YAML/XML")
+        }
+        defer { cvb_storage_close(storage) }
+        let reader = Reader(storage: storage)
+        guard let (k, rows, cols) = try reader.matrix("camera_matrix"), rows == 3, cols == 3 else {
+            throw MarkerKitError.badInput("no 3x3 camera_matrix")
+        }
+        let distortion = try reader.matrix("distortion_coefficients")?.values ?? []
+        let model: CameraCalibration.Model
+        if let modelName = try reader.string("model") {
+            guard let named = CameraCalibration.Model(rawValue: modelName) else {
+                throw MarkerKitError.badInput("unknown model '\(modelName)' (models: \(CameraCalibration.Model.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            model = named
+        } else {
+            guard let inferred = CameraCalibration.Model.pinholeModel(coefficients: distortion.count) else {
+                throw MarkerKitError.badInput("\(distortion.count) distortion coefficients: MarkerKit takes 0, 4, 5 or 8")
+            }
+            model = inferred
+        }
+        var provenance: CameraCalibration.Provenance?
+        if let rms = try reader.real("avg_reprojection_error"), let views = try reader.real("nframes") {
+            provenance = CameraCalibration.Provenance(
+                calibrationTime: try reader.string("calibration_time") ?? "",
+                views: Int(views),
+                boardColumns: Int(try reader.real("board_width") ?? 0), boardRows: Int(try reader.real("board_height") ?? 0),
+                squareSize: try reader.real("square_size") ?? 0, units: try reader.string("units") ?? "",
+                flags: Int(try reader.real("flags") ?? 0), rms: rms,
+                perViewErrors: try reader.matrix("per_view_reprojection_errors")?.values ?? [],
+                stdDeviations: try reader.matrix("std_deviations_intrinsics")?.values ?? [],
+                generator: try reader.string("generator") ?? "", detector: try reader.string("detector") ?? "")
+        }
+        return try CameraCalibration(
+            name: try reader.string("camera_name") ?? name, model: model, cameraMatrix: k, distortion: distortion,
+            imageWidth: Int(try reader.real("image_width") ?? 0), imageHeight: Int(try reader.real("image_height") ?? 0),
+            provenance: provenance)
+    }
+
+    struct Reader {
+        let storage: OpaquePointer?
+
+        func real(_ key: String) throws -> Double? {
+            var value = 0.0
+            let status = cvb_storage_read_real(storage, key, &value)
+            try check(status)
+            return status == 1 ? value : nil
+        }
+
+        func string(_ key: String) throws -> String? {
+            var text = cvb_image()
+            let status = cvb_storage_read_string(storage, key, &text)
+            defer { cvb_image_release(&text) }
+            try check(status)
+            return status == 1 ? String(decoding: UnsafeBufferPointer(start: text.data, count: Int(text.width)), as: UTF8.self) : nil
+        }
+
+        func matrix(_ key: String) throws -> (values: [Double], rows: Int, cols: Int)? {
+            var values = [Double](repeating: 0, count: 4096)
+            var rows: Int32 = 0, cols: Int32 = 0
+            let status = cvb_storage_read_matrix(storage, key, &values, 4096, &rows, &cols)
+            try check(status)
+            return status == 1 ? (Array(values.prefix(Int(rows * cols))), Int(rows), Int(cols)) : nil
+        }
+    }
+
+    static func check(_ status: Int32) throws {
+        guard status >= 0 else { throw MarkerKitError.badInput(String(cString: cvb_last_error())) }
+    }
+}
