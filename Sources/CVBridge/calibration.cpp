@@ -38,7 +38,8 @@ void fisheye_std_deviations(const std::vector<cv::Point3d> &board, const std::ve
 
 cv::Mat matrix3(const double *k) { return cv::Mat(3, 3, CV_64F, const_cast<double *>(k)).clone(); }
 cv::Mat row(const double *d, int32_t n) {
-    return n > 0 ? cv::Mat(1, n, CV_64F, const_cast<double *>(d)).clone() : cv::Mat();
+    // No distortion is five zeros: some OpenCV functions refuse an empty coefficient matrix.
+    return n > 0 ? cv::Mat(1, n, CV_64F, const_cast<double *>(d)).clone() : cv::Mat::zeros(1, 5, CV_64F);
 }
 } // namespace
 

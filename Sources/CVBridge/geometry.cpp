@@ -6,7 +6,8 @@
 namespace {
 cv::Mat camera(const double *k) { return cv::Mat(3, 3, CV_64F, const_cast<double *>(k)).clone(); }
 cv::Mat coefficients(const double *d, int32_t n) {
-    return n > 0 ? cv::Mat(1, n, CV_64F, const_cast<double *>(d)).clone() : cv::Mat();
+    // No distortion is five zeros: some OpenCV functions refuse an empty coefficient matrix.
+    return n > 0 ? cv::Mat(1, n, CV_64F, const_cast<double *>(d)).clone() : cv::Mat::zeros(1, 5, CV_64F);
 }
 bool valid_distortion_count(int32_t n) { return n == 0 || n == 4 || n == 5 || n == 8 || n == 12 || n == 14; }
 } // namespace

@@ -61,33 +61,94 @@ enum MrcalFormat {
                                      distortion: Array(intrinsics[4...]), imageWidth: Int(size[0]), imageHeight: Int(size[1]))
     }
 
-    /// The subset of Python literals a .cameramodel uses (dicts, lists, strings, numbers, comments),
-    /// turned into JSON and parsed by Foundation.
+    /// The subset of Python literals a .cameramodel uses: dicts, lists, strings, numbers, True/False/None
+    /// and comments. Numbers are parsed by Swift's Double(String), which rounds correctly, so values read
+    /// back exactly.
     static func parsePythonLiteral(_ text: String) throws -> Any {
-        var json = ""
-        var inString: Character? = nil
-        var inComment = false
-        for c in text {
-            if inComment {
-                if c == "\n" { inComment = false; json.append(c) }
-                continue
-            }
-            if let quote = inString {
-                if c == quote { inString = nil; json.append("\"") } else if c == "\"" { json.append("\\\"") } else { json.append(c) }
-                continue
-            }
-            switch c {
-            case "#": inComment = true
-            case "'", "\"": inString = c; json.append("\"")
-            default: json.append(c)
+        var parser = LiteralParser(Array(text.unicodeScalars))
+        let value = try parser.value()
+        parser.skipSpace()
+        guard parser.atEnd else { throw MarkerKitError.badInput("unexpected text after the dictionary") }
+        return value
+    }
+
+    struct LiteralParser {
+        let s: [Unicode.Scalar]
+        var i = 0
+        init(_ s: [Unicode.Scalar]) { self.s = s }
+
+        var atEnd: Bool { i >= s.count }
+
+        mutating func skipSpace() {
+            while i < s.count {
+                if s[i] == "#" {
+                    while i < s.count && s[i] != "\n" { i += 1 }
+                } else if s[i].properties.isWhitespace {
+                    i += 1
+                } else {
+                    return
+                }
             }
         }
-        // Python allows a comma before a closing bracket; JSON does not.
-        let cleaned = json.replacingOccurrences(of: #",(\s*[}\]])"#, with: "$1", options: .regularExpression)
-        do {
-            return try JSONSerialization.jsonObject(with: Data(cleaned.utf8))
-        } catch {
-            throw MarkerKitError.badInput("not a Python-literal dictionary")
+
+        mutating func fail(_ what: String) -> MarkerKitError { .badInput("not a Python-literal dictionary (\(what) at character \(i))") }
+
+        mutating func value() throws -> Any {
+            skipSpace()
+            guard i < s.count else { throw fail("unexpected end") }
+            switch s[i] {
+            case "{":
+                i += 1
+                var dict: [String: Any] = [:]
+                while true {
+                    skipSpace()
+                    if i < s.count && s[i] == "}" { i += 1; return dict }
+                    guard let key = try value() as? String else { throw fail("a key that is not a string") }
+                    skipSpace()
+                    guard i < s.count && s[i] == ":" else { throw fail("a missing ':'") }
+                    i += 1
+                    dict[key] = try value()
+                    skipSpace()
+                    if i < s.count && s[i] == "," { i += 1 } else if !(i < s.count && s[i] == "}") { throw fail("a missing ','") }
+                }
+            case "[", "(":
+                let close: Unicode.Scalar = s[i] == "[" ? "]" : ")"
+                i += 1
+                var list: [Any] = []
+                while true {
+                    skipSpace()
+                    if i < s.count && s[i] == close { i += 1; return list }
+                    list.append(try value())
+                    skipSpace()
+                    if i < s.count && s[i] == "," { i += 1 } else if !(i < s.count && s[i] == close) { throw fail("a missing ','") }
+                }
+            case "'", "\"":
+                let quote = s[i]
+                i += 1
+                var text = ""
+                while i < s.count && s[i] != quote {
+                    if s[i] == "\\" && i + 1 < s.count { i += 1 }
+                    text.unicodeScalars.append(s[i])
+                    i += 1
+                }
+                guard i < s.count else { throw fail("an unterminated string") }
+                i += 1
+                return text
+            default:
+                var token = ""
+                while i < s.count, s[i].properties.isAlphabetic || s[i].properties.numericType != nil || "+-._".unicodeScalars.contains(s[i]) {
+                    token.unicodeScalars.append(s[i])
+                    i += 1
+                }
+                switch token {
+                case "True": return true
+                case "False": return false
+                case "None": return NSNull()
+                default:
+                    guard let number = Double(token) else { throw fail("'\(token)'") }
+                    return number
+                }
+            }
         }
     }
 }
