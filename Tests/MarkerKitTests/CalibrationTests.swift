@@ -38,6 +38,23 @@ import Yams
         #expect(p.perViewErrors.count == 13)
     }
 
+    @Test func anOutlierViewIsDroppedAndNamed() throws {
+        let calibrator = Calibrator(board: try Checkerboard(innerColumns: 9, innerRows: 6, square: .mm(1)))
+        var (views, width, height) = calibrator.findBoards(in: Self.images)
+        // One view's corners shifted as if the board had bent: 3 px off along a diagonal wave.
+        views[4] = Calibrator.View(file: views[4].file, status: .used, corners: views[4].corners.enumerated().map { i, p in
+            Point2(x: p.x + 3 * sin(Double(i)), y: p.y + 3 * cos(Double(i) * 0.7))
+        })
+        let result = try calibrator.calibrate(views: views, width: width, height: height, name: "t")
+        guard case .outlier(let rms) = result.views[4].status else {
+            Issue.record("view 4 should be an outlier, is \(result.views[4].status)")
+            return
+        }
+        #expect(rms > 1 && result.used.count == 12)
+        #expect(result.views[4].reason.hasPrefix("outlier (view RMS"))
+        #expect(abs(result.calibration.provenance!.rms - 0.19) < 0.02, "the solve without it is as clean as before")
+    }
+
     @Test func fisheyeAndRationalModelsGiveEveryStandardDeviation() throws {
         for model in [CameraCalibration.Model.opencv8, .fisheye] {
             let c = try Self.calibrate(model).calibration
