@@ -185,3 +185,33 @@ extern "C" int32_t cvb_undistort(const uint8_t *pixels, int32_t width, int32_t h
         return CVB_OK;
     });
 }
+
+extern "C" int32_t cvb_undistort_points(const double *pixels, int32_t count, const double *camera_matrix,
+                                        const double *distortion, int32_t distortion_count, int32_t model,
+                                        double *normalized) {
+    return cvb::guarded("undistort points", [&]() -> int32_t {
+        if (pixels == nullptr || normalized == nullptr || camera_matrix == nullptr || count < 0)
+            return cvb::fail(CVB_ERR_ARGUMENT, "undistort points: bad argument");
+        if (count == 0) return CVB_OK;
+        cv::Mat source(count, 1, CV_64FC2, const_cast<double *>(pixels));
+        cv::Mat target(count, 1, CV_64FC2, normalized);
+        const cv::TermCriteria criteria(cv::TermCriteria::COUNT + cv::TermCriteria::EPS, 100, 1e-14);
+        if (model == CVB_MODEL_FISHEYE)
+            cv::fisheye::undistortPoints(source, target, matrix3(camera_matrix), row(distortion, distortion_count),
+                                         cv::noArray(), cv::noArray(), criteria);
+        else
+            cv::undistortPoints(source, target, matrix3(camera_matrix), row(distortion, distortion_count), cv::noArray(),
+                                cv::noArray(), criteria);
+        return CVB_OK;
+    });
+}
+
+extern "C" int32_t cvb_gaussian_blur(uint8_t *gray, int32_t width, int32_t height, int32_t stride, double sigma) {
+    return cvb::guarded("blur", [&]() -> int32_t {
+        if (!cvb::valid_gray(gray, width, height, stride) || !(sigma >= 0)) return cvb::fail(CVB_ERR_ARGUMENT, "blur: bad argument");
+        if (sigma == 0) return CVB_OK;
+        cv::Mat image = cvb::gray_view(gray, width, height, stride);
+        cv::GaussianBlur(image.clone(), image, cv::Size(0, 0), sigma, sigma, cv::BORDER_REFLECT);
+        return CVB_OK;
+    });
+}

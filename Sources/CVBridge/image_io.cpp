@@ -62,3 +62,17 @@ extern "C" void cvb_image_release(cvb_image *image) {
     std::free(image->data);
     *image = cvb_image{0, 0, 0, 0, nullptr};
 }
+
+extern "C" int32_t cvb_jpeg_roundtrip(uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t quality) {
+    return cvb::guarded("jpeg", [&]() -> int32_t {
+        if (!cvb::valid_gray(gray, width, height, stride) || quality < 1 || quality > 100)
+            return cvb::fail(CVB_ERR_ARGUMENT, "jpeg: bad argument");
+        cv::Mat image = cvb::gray_view(gray, width, height, stride);
+        std::vector<uint8_t> bytes;
+        cv::imencode(".jpg", image, bytes, {cv::IMWRITE_JPEG_QUALITY, quality});
+        cv::Mat decoded = cv::imdecode(bytes, cv::IMREAD_GRAYSCALE);
+        if (decoded.size() != image.size()) return cvb::fail(CVB_ERR_IO, "jpeg: round trip changed the size");
+        decoded.copyTo(image);
+        return CVB_OK;
+    });
+}

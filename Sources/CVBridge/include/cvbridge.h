@@ -105,6 +105,18 @@ int32_t cvb_undistort(const uint8_t *pixels, int32_t width, int32_t height, int3
                       const double *camera_matrix, const double *distortion, int32_t distortion_count, int32_t model,
                       const double *new_matrix, uint8_t *out);
 
+/* Inverse of the lens model: pixel points to normalized image coordinates (x/z, y/z), iterated to
+ * convergence (cv::undistortPoints with 100 iterations, or cv::fisheye::undistortPoints). */
+int32_t cvb_undistort_points(const double *pixels, int32_t count, const double *camera_matrix, const double *distortion,
+                             int32_t distortion_count, int32_t model, double *normalized);
+
+/* ---- Image degradations (for ground-truth renders) ----------------------------------------------- */
+
+/* Gaussian blur of an 8-bit gray image in place, standard deviation `sigma` pixels. */
+int32_t cvb_gaussian_blur(uint8_t *gray, int32_t width, int32_t height, int32_t stride, double sigma);
+/* Encodes a gray image as JPEG at `quality` (1-100) and decodes it again, in place. */
+int32_t cvb_jpeg_roundtrip(uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t quality);
+
 /* ---- FileStorage (YAML / XML), for writing and reading calibration files exactly as OpenCV does ----- */
 
 typedef struct cvb_storage cvb_storage;

@@ -1,0 +1,130 @@
+import Foundation
+
+/// A rigid pose: a Rodrigues rotation vector and a translation (target frame to camera frame, mm).
+public struct Pose3D: Sendable, Equatable, Codable {
+    public var rvec: [Double]
+    public var tvec: [Double]
+
+    public init(rvec: [Double], tvec: [Double]) {
+        self.rvec = rvec
+        self.tvec = tvec
+    }
+
+    /// The 3x3 rotation matrix, row-major (Rodrigues' formula).
+    public var rotation: [Double] {
+        let theta = (rvec[0] * rvec[0] + rvec[1] * rvec[1] + rvec[2] * rvec[2]).squareRoot()
+        guard theta > 1e-15 else { return [1, 0, 0, 0, 1, 0, 0, 0, 1] }
+        let (x, y, z) = (rvec[0] / theta, rvec[1] / theta, rvec[2] / theta)
+        let c = cos(theta), s = sin(theta), t = 1 - c
+        return [t * x * x + c, t * x * y - s * z, t * x * z + s * y,
+                t * x * y + s * z, t * y * y + c, t * y * z - s * x,
+                t * x * z - s * y, t * y * z + s * x, t * z * z + c]
+    }
+
+    /// This pose followed by a translation in the target's own frame (a marker on a sheet).
+    public func offset(by local: (Double, Double, Double)) -> Pose3D {
+        let r = rotation
+        return Pose3D(rvec: rvec, tvec: [
+            tvec[0] + r[0] * local.0 + r[1] * local.1 + r[2] * local.2,
+            tvec[1] + r[3] * local.0 + r[4] * local.1 + r[5] * local.2,
+            tvec[2] + r[6] * local.0 + r[7] * local.1 + r[8] * local.2,
+        ])
+    }
+
+    /// Rotation vector from a row-major rotation matrix.
+    public static func rvec(from r: [Double]) -> [Double] {
+        let cosine = max(-1, min(1, (r[0] + r[4] + r[8] - 1) / 2))
+        let theta = acos(cosine)
+        if theta < 1e-12 { return [0, 0, 0] }
+        if Double.pi - theta < 1e-6 {
+            // Near 180 degrees: the axis from the diagonal.
+            let x = ((r[0] + 1) / 2).squareRoot(), y = ((r[4] + 1) / 2).squareRoot(), z = ((r[8] + 1) / 2).squareRoot()
+            let sy: Double = r[1] + r[3] >= 0 ? 1 : -1, sz: Double = r[2] + r[6] >= 0 ? 1 : -1
+            return [x * theta, sy * y * theta, sz * z * theta]
+        }
+        let k = theta / (2 * sin(theta))
+        return [(r[7] - r[5]) * k, (r[2] - r[6]) * k, (r[3] - r[1]) * k]
+    }
+
+    /// Composes rotations: `a` then `b` (b * a), as a rotation vector.
+    public static func compose(_ a: [Double], then b: [Double]) -> [Double] {
+        let ra = Pose3D(rvec: a, tvec: [0, 0, 0]).rotation, rb = Pose3D(rvec: b, tvec: [0, 0, 0]).rotation
+        var m = [Double](repeating: 0, count: 9)
+        for i in 0..<3 { for j in 0..<3 { for k in 0..<3 { m[3 * i + j] += rb[3 * i + k] * ra[3 * k + j] } } }
+        return rvec(from: m)
+    }
+
+    /// Angle in degrees between two rotations.
+    public static func angleBetween(_ a: [Double], _ b: [Double]) -> Double {
+        let ra = Pose3D(rvec: a, tvec: [0, 0, 0]).rotation, rb = Pose3D(rvec: b, tvec: [0, 0, 0]).rotation
+        var trace = 0.0
+        for i in 0..<3 { for k in 0..<3 { trace += ra[3 * k + i] * rb[3 * k + i] } }
+        return acos(max(-1, min(1, (trace - 1) / 2))) * 180 / Double.pi
+    }
+}
+
+/// What is printed on a planar target, in the target's own frame (mm).
+public enum TargetPattern: Sendable {
+    /// One marker in OpenCV's marker frame (centre at the origin, x right, y up), white paper `margin`
+    /// beyond its black square.
+    case marker(id: Int, side: Double, margin: Double)
+    /// A chessboard in OpenCV's calibration frame: the first inner corner at the origin, x along
+    /// columns, y along rows; white paper one square beyond the board.
+    case checkerboard(Checkerboard)
+}
+
+/// One planar target and its pose.
+public struct Target: Sendable {
+    public var pattern: TargetPattern
+    public var pose: Pose3D
+
+    public init(pattern: TargetPattern, pose: Pose3D) {
+        self.pattern = pattern
+        self.pose = pose
+    }
+}
+
+/// How the scene is lit and what the camera adds, each a parameter.
+public struct Degradations: Sendable, Equatable, Codable {
+    /// Gray level of black ink and of white paper (0-255).
+    public var black: Double = 30
+    public var white: Double = 225
+    /// Brightness change across the image, as a fraction (0.3: +-15% from one side to the other), and
+    /// the direction it changes in, in degrees.
+    public var gradient: Double = 0
+    public var gradientAngle: Double = 0
+    /// Gaussian noise, standard deviation in gray levels.
+    public var noise: Double = 0
+    /// Gaussian blur, standard deviation in pixels.
+    public var blur: Double = 0
+    /// JPEG quality 1-100, or nil for none.
+    public var jpegQuality: Int? = nil
+    /// Part (0-0.5) of each marker hidden behind a gray occluder, or 0.
+    public var occlusion: Double = 0
+    /// A textured background instead of a flat one.
+    public var texturedBackground = false
+    /// The flat background's gray level.
+    public var background: Double = 110
+
+    public init() {}
+}
+
+/// A camera looking at planar targets: everything needed to render one image and know its truth.
+public struct Scene: Sendable {
+    public var camera: CameraCalibration
+    public var width: Int
+    public var height: Int
+    public var targets: [Target]
+    public var degradations: Degradations
+    /// Seeds the noise, occlusion and background texture.
+    public var seed: UInt64
+
+    public init(camera: CameraCalibration, width: Int, height: Int, targets: [Target], degradations: Degradations = Degradations(), seed: UInt64 = 1) {
+        self.camera = camera
+        self.width = width
+        self.height = height
+        self.targets = targets
+        self.degradations = degradations
+        self.seed = seed
+    }
+}

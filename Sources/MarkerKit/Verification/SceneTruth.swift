@@ -1,0 +1,49 @@
+import CVBridge
+import Foundation
+
+/// What a render shows, computed through the same camera model: each marker's ID, corners (in the
+/// marker's order TL, TR, BR, BL, OpenCV's pixel convention) and pose; each checkerboard's inner corners.
+public enum SceneTruth {
+    public struct Marker: Codable, Sendable {
+        public let id: Int
+        public let corners: [Point2]
+        /// The marker's pose in OpenCV's marker frame (mm).
+        public let pose: Pose3D
+        /// Side of the outer black square, mm.
+        public let side: Double
+        /// Mean side in the image, pixels.
+        public var sidePixels: Double {
+            (0..<4).map { corners[$0].distance(to: corners[($0 + 1) % 4]) }.reduce(0, +) / 4
+        }
+    }
+
+    public static func markers(of scene: Scene) throws -> [Marker] {
+        try scene.targets.compactMap { target in
+            guard case .marker(let id, let side, _) = target.pattern else { return nil }
+            let h = side / 2
+            let corners = try project([(-h, h, 0), (h, h, 0), (h, -h, 0), (-h, -h, 0)], pose: target.pose, camera: scene.camera)
+            return Marker(id: id, corners: corners, pose: target.pose, side: side)
+        }
+    }
+
+    /// Inner corners of every checkerboard target, row by row as OpenCV orders them.
+    public static func chessboardCorners(of scene: Scene) throws -> [[Point2]] {
+        try scene.targets.compactMap { target in
+            guard case .checkerboard(let board) = target.pattern else { return nil }
+            let s = board.square.millimetres
+            let points = (0..<board.innerRows).flatMap { r in (0..<board.innerColumns).map { c in (Double(c) * s, Double(r) * s, 0.0) } }
+            return try project(points, pose: target.pose, camera: scene.camera)
+        }
+    }
+
+    /// cv::projectPoints (or its fisheye twin) of target points.
+    public static func project(_ points: [(Double, Double, Double)], pose: Pose3D, camera: CameraCalibration) throws -> [Point2] {
+        let object = points.flatMap { [$0.0, $0.1, $0.2] }
+        var image = [Double](repeating: 0, count: 2 * points.count)
+        guard cvb_project_model(object, Int32(points.count), pose.rvec, pose.tvec, camera.cameraMatrix, camera.distortion,
+                                Int32(camera.distortion.count), camera.bridgeModel, &image) >= 0 else {
+            throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
+        }
+        return (0..<points.count).map { Point2(x: image[2 * $0], y: image[2 * $0 + 1]) }
+    }
+}

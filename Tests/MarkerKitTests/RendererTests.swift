@@ -1,0 +1,83 @@
+import CVBridge
+import Foundation
+import Testing
+@testable import MarkerKit
+
+/// The renderer is exact: what it draws is where the camera model says.
+@Suite struct RendererTests {
+    static let pinhole = try! CameraCalibration(name: "ideal", model: .pinhole, cameraMatrix: [1000, 0, 319.5, 0, 1000, 239.5, 0, 0, 1],
+                                                distortion: [], imageWidth: 640, imageHeight: 480)
+    static let webcam = try! CameraCalibration(name: "webcam", model: .opencv5, cameraMatrix: [620, 0, 322.3, 0, 618, 241.7, 0, 0, 1],
+                                               distortion: [-0.28, 0.09, 0.001, -0.0005, -0.01], imageWidth: 640, imageHeight: 480)
+    /// Frontal: the marker's y axis up in the image, its z axis towards the camera.
+    static let frontal = [Double.pi, 0, 0]
+
+    @Test func anAxisAlignedEdgeLandsOnTheClosedForm() throws {
+        let side = 50.0, depth = 400.0, offsetX = 3.1234
+        let scene = Scene(camera: Self.pinhole, width: 640, height: 480, targets: [
+            Target(pattern: .marker(id: 0, side: side, margin: 20), pose: Pose3D(rvec: Self.frontal, tvec: [offsetX, 0, depth])),
+        ])
+        let image = try SceneRenderer().render(scene)
+        let d = scene.degradations
+        // Closed form: the left outer edge at cx + fx (offset - side/2) / depth; its right edge likewise.
+        let left = 319.5 + 1000 * (offsetX - side / 2) / depth
+        let right = 319.5 + 1000 * (offsetX + side / 2) / depth
+        var errors: [Double] = []
+        for y in 200...280 {
+            // Light area from a white pixel to a black border pixel, normalized, is the distance to the edge.
+            let x0 = Int(left.rounded()) - 4
+            let light = (x0..<(x0 + 8)).reduce(0.0) { $0 + (Double(image[$1, y]) - d.black) / (d.white - d.black) }
+            errors.append(Double(x0) - 0.5 + light - left)
+            let x1 = Int(right.rounded()) + 4
+            let lightRight = ((x1 - 7)...x1).reduce(0.0) { $0 + (Double(image[$1, y]) - d.black) / (d.white - d.black) }
+            errors.append((Double(x1) + 0.5 - lightRight) - right)
+        }
+        let worst = errors.map(abs).max()!
+        print(String(format: "measured: axis-aligned edge vs closed form, worst %.4f px", worst))
+        #expect(worst < 0.01)
+    }
+
+    @Test func theLensIsInvertedExactly() throws {
+        // Pixel -> undistorted ray -> projectPoints gives the pixel back.
+        let c = Self.webcam
+        let pixels: [Double] = [0, 0, 639, 0, 639, 479, 0, 479, 320, 240, 100.25, 400.75, -0.5, -0.5, 639.5, 479.5]
+        var normalized = [Double](repeating: 0, count: pixels.count)
+        #expect(cvb_undistort_points(pixels, Int32(pixels.count / 2), c.cameraMatrix, c.distortion, 5, 0, &normalized) == 0)
+        let points = (0..<(pixels.count / 2)).map { (normalized[2 * $0], normalized[2 * $0 + 1], 1.0) }
+        let back = try SceneTruth.project(points, pose: Pose3D(rvec: [0, 0, 0], tvec: [0, 0, 0]), camera: c)
+        for (i, p) in back.enumerated() {
+            #expect(abs(p.x - pixels[2 * i]) < 1e-6 && abs(p.y - pixels[2 * i + 1]) < 1e-6, "pixel \(i): \(p)")
+        }
+    }
+
+    @Test func truthCornersAreProjectPointsAndTheDetectorFindsThemThroughTheLens() throws {
+        let pose = Pose3D(rvec: Pose3D.compose([0.35, -0.25, 0.4], then: Self.frontal), tvec: [-30, 20, 350])
+        let scene = Scene(camera: Self.webcam, width: 640, height: 480, targets: [Target(pattern: .marker(id: 77, side: 60, margin: 15), pose: pose)])
+        let truth = try #require(try SceneTruth.markers(of: scene).first)
+        // The truth is cv::projectPoints of the marker's corners, called here directly.
+        var direct = [Double](repeating: 0, count: 8)
+        let h = 30.0
+        #expect(cvb_project_model([-h, h, 0, h, h, 0, h, -h, 0, -h, -h, 0], 4, pose.rvec, pose.tvec, Self.webcam.cameraMatrix,
+                                  Self.webcam.distortion, 5, 0, &direct) == 0)
+        for i in 0..<4 { #expect(truth.corners[i] == Point2(x: direct[2 * i], y: direct[2 * i + 1])) }
+        let found = try MarkerDetector().detect(in: try SceneRenderer().render(scene))
+        let marker = try #require(found.first { $0.id == 77 })
+        let worst = zip(marker.corners, truth.corners).map { $0.distance(to: $1) }.max()!
+        print(String(format: "measured: tilted marker through a distorting lens, worst corner error %.4f px", worst))
+        #expect(worst < 0.1)
+    }
+
+    @Test func cornerSubPixShowsNoBiasOnARenderedCheckerboard() throws {
+        let board = try Checkerboard(innerColumns: 9, innerRows: 6, square: .mm(25))
+        let pose = Pose3D(rvec: [0.25, -0.3, 0.1], tvec: [-110, -60, 650])
+        let scene = Scene(camera: Self.pinhole, width: 640, height: 480, targets: [Target(pattern: .checkerboard(board), pose: pose)])
+        let truth = try #require(try SceneTruth.chessboardCorners(of: scene).first)
+        let corners = try #require(try ChessboardDetector(innerColumns: 9, innerRows: 6).detect(in: try SceneRenderer().render(scene)))
+        let n = Double(corners.count)
+        let dx = zip(corners, truth).map { $0.x - $1.x }.reduce(0, +) / n
+        let dy = zip(corners, truth).map { $0.y - $1.y }.reduce(0, +) / n
+        let rmse = (zip(corners, truth).map { $0.distance(to: $1) * $0.distance(to: $1) }.reduce(0, +) / n).squareRoot()
+        print(String(format: "measured: cornerSubPix on a noise-free render, mean bias (%.4f, %.4f) px, RMSE %.4f px", dx, dy, rmse))
+        #expect(abs(dx) < 0.01 && abs(dy) < 0.01)
+    }
+}
