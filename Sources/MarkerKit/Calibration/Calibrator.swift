@@ -10,6 +10,8 @@ public struct Calibrator: Sendable {
     public var fixAspect = false
     public var zeroTangent = false
     public var detector: ChessboardDetector.Method = .classic
+    /// cornerSubPix half window; 0 picks a fifth of the corner spacing.
+    public var halfWindow = 0
     /// A view is an outlier when its RMS exceeds this many times the median (and the median + 0.5 px).
     public var outlierFactor = 3.0
     /// The focal length is unconstrained when its standard deviation exceeds this fraction of it.
@@ -52,9 +54,19 @@ public struct Calibrator: Sendable {
         public var used: [View] { views.filter { $0.status == .used } }
     }
 
+    /// Finds the board in images already in memory (renders), named for messages.
+    public func findBoards(in images: [(name: String, image: GrayImage)]) -> (views: [View], width: Int, height: Int) {
+        let finder = ChessboardDetector(innerColumns: board.innerColumns, innerRows: board.innerRows, method: detector, halfWindow: halfWindow)
+        let views = images.map { item -> View in
+            guard let corners = (try? finder.detect(in: item.image)) ?? nil else { return View(file: item.name, status: .noBoard, corners: []) }
+            return View(file: item.name, status: .used, corners: corners)
+        }
+        return (views, images.first?.image.width ?? 0, images.first?.image.height ?? 0)
+    }
+
     /// Finds the board in each image. `progress` is called after each image with (done, total, file).
     public func findBoards(in files: [URL], progress: (Int, Int, String) -> Void = { _, _, _ in }) -> (views: [View], width: Int, height: Int) {
-        let finder = ChessboardDetector(innerColumns: board.innerColumns, innerRows: board.innerRows, method: detector)
+        let finder = ChessboardDetector(innerColumns: board.innerColumns, innerRows: board.innerRows, method: detector, halfWindow: halfWindow)
         var views: [View] = []
         var size: (Int, Int)?
         for (index, url) in files.enumerated() {

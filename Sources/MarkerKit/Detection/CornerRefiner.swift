@@ -3,28 +3,127 @@
 /// points along its length, a line is fitted to each edge, and the corners are where neighbouring lines
 /// meet.
 public enum CornerRefiner {
+    /// Refines until the corners move less than 0.02 px (at most three passes): each pass centres the
+    /// edge profiles on the previous pass's edges, which matters for small markers whose integer polygon
+    /// corners can be a pixel off with only a few pixels of border to search.
     public static func refine(_ corners: [Point2], in image: GrayImage) -> [Point2] {
-        var edges: [[(t: Double, point: Point2)]] = []
+        var current = corners
+        for _ in 0..<3 {
+            let next = refineOnce(current, in: image)
+            let moved = zip(next, current).map { $0.distance(to: $1) }.max() ?? 0
+            guard moved > 0 else { break } // refinement failed: keep the last good corners
+            current = next
+            if moved < 0.02 { break }
+        }
+        return current
+    }
+
+    static func refineOnce(_ corners: [Point2], in image: GrayImage) -> [Point2] {
+        var curves: [EdgeCurve] = []
         for side in 0..<4 {
-            let points = edgePoints(from: corners[side], to: corners[(side + 1) % 4], in: image)
-            guard points.count >= 8 else { return corners }
-            edges.append(points)
+            let a = corners[side], b = corners[(side + 1) % 4]
+            let points = edgePoints(from: a, to: b, in: image)
+            guard points.count >= 6, let curve = EdgeCurve(from: a, to: b, points: points.map(\.point)) else { return corners }
+            curves.append(curve)
         }
         let sideLength = (0..<4).map { corners[$0].distance(to: corners[($0 + 1) % 4]) }.min()!
         let maxMove = max(1.5, sideLength / 10)
         var refined: [Point2] = []
         for i in 0..<4 {
-            // Corner i ends edge i-1 and starts edge i. Each line is fitted to the half of its edge nearer
-            // the corner: a lens bends long edges, and the near half bends four times less.
-            let incoming = edges[(i + 3) % 4].filter { $0.t >= 0.45 }.map(\.point)
-            let outgoing = edges[i].filter { $0.t <= 0.55 }.map(\.point)
-            guard incoming.count >= 4, outgoing.count >= 4,
-                  let p = intersect(fitLine(incoming), fitLine(outgoing)), p.distance(to: corners[i]) <= maxMove else {
-                return corners
-            }
+            // Corner i ends edge i-1 and starts edge i.
+            guard let p = EdgeCurve.meet(curves[(i + 3) % 4], curves[i]), p.distance(to: corners[i]) <= maxMove else { return corners }
             refined.append(p)
         }
         return refined
+    }
+
+    /// An edge as a curve: offset from the chord between its corners as a polynomial in the distance along
+    /// it. Long edges get a quadratic term, which follows the bow a lens gives a straight edge; short
+    /// ones, where the bow is far below a pixel, stay straight.
+    struct EdgeCurve {
+        let origin: Point2, along: Point2, normal: Point2
+        let c0: Double, c1: Double, c2: Double
+
+        init?(from a: Point2, to b: Point2, points: [Point2]) {
+            let length = a.distance(to: b)
+            let along = Point2(x: (b.x - a.x) / length, y: (b.y - a.y) / length)
+            let normal = Point2(x: -along.y, y: along.x)
+            origin = a
+            self.along = along
+            self.normal = normal
+            let s = points.map { ($0.x - a.x) * along.x + ($0.y - a.y) * along.y }
+            let o = points.map { ($0.x - a.x) * normal.x + ($0.y - a.y) * normal.y }
+            let degree = length >= 40 ? 2 : 1
+            guard let c = EdgeCurve.leastSquares(s: s.map { $0 / length }, o: o, degree: degree) else { return nil }
+            c0 = c[0]
+            c1 = c[1] / length
+            c2 = degree == 2 ? c[2] / (length * length) : 0
+        }
+
+        func point(_ s: Double) -> Point2 {
+            let o = c0 + c1 * s + c2 * s * s
+            return Point2(x: origin.x + s * along.x + o * normal.x, y: origin.y + s * along.y + o * normal.y)
+        }
+
+        func tangent(_ s: Double) -> Point2 {
+            let d = c1 + 2 * c2 * s
+            return Point2(x: along.x + d * normal.x, y: along.y + d * normal.y)
+        }
+
+        /// Where the end of `incoming` meets the start of `outgoing` (Newton's method from the chords' ends).
+        static func meet(_ incoming: EdgeCurve, _ outgoing: EdgeCurve) -> Point2? {
+            var s1 = (outgoing.origin.x - incoming.origin.x) * incoming.along.x + (outgoing.origin.y - incoming.origin.y) * incoming.along.y
+            var s2 = 0.0
+            for _ in 0..<8 {
+                let p = incoming.point(s1), q = outgoing.point(s2)
+                let t1 = incoming.tangent(s1), t2 = outgoing.tangent(s2)
+                // Solve t1 * ds1 - t2 * ds2 = q - p.
+                let det = t1.x * (-t2.y) - t1.y * (-t2.x)
+                guard abs(det) > 1e-9 else { return nil }
+                let rx = q.x - p.x, ry = q.y - p.y
+                let d1 = (rx * (-t2.y) - ry * (-t2.x)) / det
+                let d2 = (t1.x * ry - t1.y * rx) / det
+                s1 += d1
+                s2 += d2
+                if abs(d1) + abs(d2) < 1e-9 { break }
+            }
+            let p = incoming.point(s1)
+            return p.x.isFinite && p.y.isFinite ? p : nil
+        }
+
+        /// Coefficients of the polynomial of `degree` through (s, o) by least squares.
+        static func leastSquares(s: [Double], o: [Double], degree: Int) -> [Double]? {
+            let n = degree + 1
+            var a = [Double](repeating: 0, count: n * n), b = [Double](repeating: 0, count: n)
+            for (x, y) in zip(s, o) {
+                var powers = [Double](repeating: 1, count: 2 * n - 1)
+                for k in 1..<(2 * n - 1) { powers[k] = powers[k - 1] * x }
+                for r in 0..<n {
+                    b[r] += powers[r] * y
+                    for c in 0..<n { a[r * n + c] += powers[r + c] }
+                }
+            }
+            // Gaussian elimination with partial pivoting.
+            for col in 0..<n {
+                guard let pivot = (col..<n).max(by: { abs(a[$0 * n + col]) < abs(a[$1 * n + col]) }), abs(a[pivot * n + col]) > 1e-12 else { return nil }
+                if pivot != col {
+                    for c in 0..<n { a.swapAt(col * n + c, pivot * n + c) }
+                    b.swapAt(col, pivot)
+                }
+                for r in (col + 1)..<n {
+                    let f = a[r * n + col] / a[col * n + col]
+                    for c in col..<n { a[r * n + c] -= f * a[col * n + c] }
+                    b[r] -= f * b[col]
+                }
+            }
+            var x = [Double](repeating: 0, count: n)
+            for r in stride(from: n - 1, through: 0, by: -1) {
+                var sum = b[r]
+                for c in (r + 1)..<n { sum -= a[r * n + c] * x[c] }
+                x[r] = sum / a[r * n + r]
+            }
+            return x
+        }
     }
 
     /// Sub-pixel points on the edge between two corners, each with its position t (0 at `a`, 1 at `b`).

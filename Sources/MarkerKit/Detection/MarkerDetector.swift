@@ -85,12 +85,13 @@ public struct MarkerDetector: Sendable {
         return CellSampler.borderErrors(cells) <= 2 ? .nearMiss : .nothing
     }
 
-    /// The same ID found twice at one place (a border's outer and inner edge both read): keep the larger.
+    /// Markers do not nest: a code read inside a larger marker (the same marker's inner border edge, or a
+    /// part of its code that happens to form a valid code) is dropped, whatever its ID.
     static func removeDuplicateIDs(_ markers: [MarkerDetection]) -> [MarkerDetection] {
         var kept: [MarkerDetection] = []
         for marker in markers.sorted(by: { $0.meanSide > $1.meanSide }) {
             let center = marker.center
-            if !kept.contains(where: { $0.id == marker.id && $0.center.distance(to: center) < $0.meanSide / 2 }) {
+            if !kept.contains(where: { SceneGeometry.contains($0.corners, center) }) {
                 kept.append(marker)
             }
         }
@@ -104,6 +105,21 @@ public struct MarkerDetector: Sendable {
         let result = try body()
         timings!.add(stage, clock.now - start)
         return result
+    }
+}
+
+enum SceneGeometry {
+    /// Whether `p` lies inside the convex quadrilateral `quad`.
+    static func contains(_ quad: [Point2], _ p: Point2) -> Bool {
+        var sign = 0.0
+        for i in 0..<quad.count {
+            let a = quad[i], b = quad[(i + 1) % quad.count]
+            let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
+            if cross != 0 {
+                if sign == 0 { sign = cross } else if (cross > 0) != (sign > 0) { return false }
+            }
+        }
+        return true
     }
 }
 

@@ -31,34 +31,39 @@ public final class SceneRenderer {
         let stride = w + 1
         let gx = cos(d.gradientAngle * Double.pi / 180), gy = sin(d.gradientAngle * Double.pi / 180)
         grid.withUnsafeBufferPointer { lattice in
+            func albedo(_ nx: Double, _ ny: Double) -> Double {
+                var best = -1.0, depth = Double.infinity // -1: background
+                for plane in planes {
+                    if let (value, z) = plane.hit(nx, ny), z < depth { best = value; depth = z }
+                }
+                return best
+            }
+            // Every pixel corner is shared by four pixels: look each up once.
+            var cornerAlbedo = [Double](repeating: 0, count: (w + 1) * (h + 1))
+            for i in cornerAlbedo.indices { cornerAlbedo[i] = albedo(lattice[2 * i], lattice[2 * i + 1]) }
             for y in 0..<h {
                 for x in 0..<w {
-                    let i00 = 2 * (y * stride + x), i10 = i00 + 2, i01 = i00 + 2 * stride, i11 = i01 + 2
-                    let corners = (lattice[i00], lattice[i00 + 1], lattice[i10], lattice[i10 + 1],
-                                   lattice[i01], lattice[i01 + 1], lattice[i11], lattice[i11 + 1])
+                    let c00 = y * stride + x, c10 = c00 + 1, c01 = c00 + stride, c11 = c01 + 1
+                    let (x00, y00) = (lattice[2 * c00], lattice[2 * c00 + 1]), (x10, y10) = (lattice[2 * c10], lattice[2 * c10 + 1])
+                    let (x01, y01) = (lattice[2 * c01], lattice[2 * c01 + 1]), (x11, y11) = (lattice[2 * c11], lattice[2 * c11 + 1])
                     func point(_ sx: Double, _ sy: Double) -> (Double, Double) {
-                        let top = (corners.0 + (corners.2 - corners.0) * sx, corners.1 + (corners.3 - corners.1) * sx)
-                        let bottom = (corners.4 + (corners.6 - corners.4) * sx, corners.5 + (corners.7 - corners.5) * sx)
-                        return (top.0 + (bottom.0 - top.0) * sy, top.1 + (bottom.1 - top.1) * sy)
+                        let topX = x00 + (x10 - x00) * sx, topY = y00 + (y10 - y00) * sx
+                        let bottomX = x01 + (x11 - x01) * sx, bottomY = y01 + (y11 - y01) * sx
+                        return (topX + (bottomX - topX) * sy, topY + (bottomY - topY) * sy)
                     }
-                    func albedo(_ sx: Double, _ sy: Double) -> Double {
-                        let (nx, ny) = point(sx, sy)
-                        var best: Double? = nil, depth = Double.infinity
-                        for plane in planes {
-                            if let (value, z) = plane.hit(nx, ny), z < depth { best = value; depth = z }
-                        }
-                        if let best { return best }
-                        return -1 // background marker
-                    }
-                    let probes = [albedo(0.5, 0.5), albedo(0, 0), albedo(1, 0), albedo(0, 1), albedo(1, 1)]
-                    var value: Double
                     let background = texture.map { d.background * (0.6 + 0.8 * $0.value(Double(x) / 40, Double(y) / 40)) } ?? d.background
                     func shade(_ a: Double) -> Double { a < 0 ? background : d.black + (d.white - d.black) * a }
-                    if probes.allSatisfy({ $0 == probes[0] }) {
-                        value = shade(probes[0])
+                    let a00 = cornerAlbedo[c00]
+                    let centre = point(0.5, 0.5)
+                    var value: Double
+                    if a00 == cornerAlbedo[c10] && a00 == cornerAlbedo[c01] && a00 == cornerAlbedo[c11] && a00 == albedo(centre.0, centre.1) {
+                        value = shade(a00)
                     } else {
                         value = 0
-                        for (sx, sy) in Self.edgeSamples { value += shade(albedo(sx, sy)) }
+                        for (sx, sy) in Self.edgeSamples {
+                            let (nx, ny) = point(sx, sy)
+                            value += shade(albedo(nx, ny))
+                        }
                         value /= Double(Self.edgeSamples.count)
                     }
                     if d.gradient != 0 {
@@ -118,17 +123,7 @@ public final class SceneRenderer {
         }
     }
 
-    static func inside(_ p: Point2, _ quad: [Point2]) -> Bool {
-        var sign = 0.0
-        for i in 0..<4 {
-            let a = quad[i], b = quad[(i + 1) % 4]
-            let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
-            if cross != 0 {
-                if sign == 0 { sign = cross } else if (cross > 0) != (sign > 0) { return false }
-            }
-        }
-        return true
-    }
+    static func inside(_ p: Point2, _ quad: [Point2]) -> Bool { SceneGeometry.contains(quad, p) }
 
     /// A target plane as the inverse homography from normalized image coordinates to its own (u, v).
     struct Plane {

@@ -1,0 +1,122 @@
+import Foundation
+
+/// Renders checkerboard views with known intrinsics and distortion, calibrates them with MarkerKit's
+/// pipeline and with OpenCV's sample pipeline, and compares each intrinsic with the truth.
+public struct CalibrationVerification {
+    public let camera: CameraCalibration
+    public let width: Int
+    public let height: Int
+    public let views: Int
+    public let seed: UInt64
+    public var noise: Double = 0
+    public var blur: Double = 0
+    public let board: Checkerboard
+
+    public init(camera: CameraCalibration, width: Int, height: Int, views: Int, seed: UInt64) throws {
+        self.camera = camera
+        self.width = width
+        self.height = height
+        self.views = views
+        self.seed = seed
+        board = try Checkerboard(innerColumns: 9, innerRows: 6, square: .mm(30))
+    }
+
+    /// One pipeline's result against the truth.
+    public struct PipelineResult: Codable, Sendable {
+        public let pipeline: String
+        public let viewsUsed: Int
+        public let rms: Double
+        /// fx, fy, cx, cy: estimate, truth, relative error in percent.
+        public let intrinsics: [String: [Double]]
+        public let distortion: [Double]
+        public let worstRelativeError: Double
+    }
+
+    public struct Summary: Codable, Sendable {
+        public let views: Int
+        public let seed: UInt64
+        public let width: Int
+        public let height: Int
+        public let truth: [Double]
+        public let truthDistortion: [Double]
+        public let noise: Double
+        public let blur: Double
+        public let pipelines: [PipelineResult]
+
+        public var table: String {
+            var lines = ["\(views) rendered views \(width)x\(height), seed \(seed), noise \(noise), blur \(blur); truth fx \(truth[0]) fy \(truth[4]) cx \(truth[2]) cy \(truth[5])", ""]
+            lines.append("pipeline                          views   RMS px    fx err%    fy err%    cx err%    cy err%")
+            for p in pipelines {
+                let errors = ["fx", "fy", "cx", "cy"].map { String(format: "%+9.4f", p.intrinsics[$0]?[2] ?? .nan) }.joined(separator: "  ")
+                lines.append(p.pipeline.padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%6d  %7.4f  ", p.viewsUsed, p.rms) + errors)
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    /// The rendered views (scene and image), reproducible from the seed.
+    public func renderViews() throws -> [(scene: Scene, image: GrayImage)] {
+        var random = SeededRandom(seed: seed)
+        let renderer = SceneRenderer()
+        var out: [(Scene, GrayImage)] = []
+        let s = board.square.millimetres
+        let centre = (Double(board.innerColumns - 1) * s / 2, Double(board.innerRows - 1) * s / 2)
+        var attempts = 0
+        while out.count < views {
+            attempts += 1
+            guard attempts < views * 200 else { throw MarkerKitError.invalidArgument("cannot place \(views) board views in a \(width)x\(height) image") }
+            let fill = random.uniform(0.35...0.75)
+            let depth = camera.fx * Double(board.squareColumns) * s / (fill * Double(width))
+            let tilt = random.uniform(5...45) * Double.pi / 180, axis = random.uniform(0...(2 * Double.pi))
+            let spin = random.uniform(-0.3...0.3)
+            let rvec = Pose3D.compose([0, 0, spin], then: [cos(axis) * tilt, sin(axis) * tilt, 0])
+            let rotation = Pose3D(rvec: rvec, tvec: [0, 0, 0]).rotation
+            let ox = random.uniform(-0.3...0.3) * depth * Double(width) / camera.fx, oy = random.uniform(-0.3...0.3) * depth * Double(height) / camera.fy
+            // Place the board's centre at (ox, oy, depth).
+            let t = [ox - rotation[0] * centre.0 - rotation[1] * centre.1, oy - rotation[3] * centre.0 - rotation[4] * centre.1,
+                     depth - rotation[6] * centre.0 - rotation[7] * centre.1]
+            var d = Degradations()
+            d.noise = noise
+            d.blur = blur
+            let scene = Scene(camera: camera, width: width, height: height,
+                              targets: [Target(pattern: .checkerboard(board), pose: Pose3D(rvec: rvec, tvec: t))], degradations: d,
+                              seed: random.next())
+            // The whole board with its white border inside the image.
+            let outline = try SceneTruth.project([(-2 * s, -2 * s, 0), (Double(board.innerColumns + 1) * s, -2 * s, 0),
+                                                  (Double(board.innerColumns + 1) * s, Double(board.innerRows + 1) * s, 0),
+                                                  (-2 * s, Double(board.innerRows + 1) * s, 0)], pose: scene.targets[0].pose, camera: camera)
+            guard outline.allSatisfy({ $0.x > 2 && $0.y > 2 && $0.x < Double(width) - 3 && $0.y < Double(height) - 3 }) else { continue }
+            out.append((scene, try renderer.render(scene)))
+        }
+        return out
+    }
+
+    public func run() throws -> Summary {
+        let rendered = try renderViews()
+        let images = rendered.enumerated().map { (name: String(format: "view_%03d", $0.offset), image: $0.element.image) }
+        var pipelines: [(String, Calibrator)] = []
+        var ours = Calibrator(board: board)
+        pipelines.append(("markerkit (classic, auto window)", ours))
+        ours.detector = .sectorBased
+        pipelines.append(("markerkit with findChessboardCornersSB", ours))
+        var plain = Calibrator(board: board)
+        plain.halfWindow = 11
+        plain.outlierFactor = .infinity
+        plain.maxFocalUncertainty = .infinity
+        pipelines.append(("OpenCV sample (cornerSubPix 11)", plain))
+        let truth = camera
+        let results = try pipelines.map { name, calibrator -> PipelineResult in
+            let (views, w, h) = calibrator.findBoards(in: images)
+            let c = try calibrator.calibrate(views: views, width: w, height: h, name: "verify").calibration
+            var intrinsics: [String: [Double]] = [:]
+            for (key, estimate, real) in [("fx", c.fx, truth.fx), ("fy", c.fy, truth.fy), ("cx", c.cx, truth.cx), ("cy", c.cy, truth.cy)] {
+                intrinsics[key] = [estimate, real, 100 * (estimate - real) / real]
+            }
+            return PipelineResult(pipeline: name, viewsUsed: c.provenance?.views ?? 0, rms: c.provenance?.rms ?? .nan,
+                                  intrinsics: intrinsics, distortion: c.distortion,
+                                  worstRelativeError: intrinsics.values.map { abs($0[2]) }.max() ?? .nan)
+        }
+        return Summary(views: views, seed: seed, width: width, height: height, truth: truth.cameraMatrix,
+                       truthDistortion: truth.distortion, noise: noise, blur: blur, pipelines: results)
+    }
+}

@@ -1,0 +1,75 @@
+import CVBridge
+import Foundation
+
+/// Random single-marker scenes over the conditions that matter: marker size in the image (log-uniform
+/// 8 to 400 px), tilt (0 to 75 degrees, any direction), in-plane rotation, position, lighting, noise,
+/// blur, JPEG and background. The same seed gives the same scenes.
+public struct MarkerSceneSampler {
+    public let camera: CameraCalibration
+    public let width: Int
+    public let height: Int
+    /// Physical side of the sampled markers (mm).
+    public let side = 50.0
+    public var sizeRange: ClosedRange<Double> = 8...400
+    public var tiltRange: ClosedRange<Double> = 0...75
+    public var noiseLevels: [Double] = [0, 0, 1, 2, 4, 8]
+    private var random: SeededRandom
+
+    public init(camera: CameraCalibration, width: Int, height: Int, seed: UInt64) {
+        self.camera = camera
+        self.width = width
+        self.height = height
+        random = SeededRandom(seed: seed)
+    }
+
+    /// What was asked of a sampled scene, for the breakdowns.
+    public struct Sample: Sendable {
+        public let scene: Scene
+        public let truth: SceneTruth.Marker
+        public let tiltDegrees: Double
+        public let noise: Double
+    }
+
+    public mutating func next() throws -> Sample {
+        for _ in 0..<200 {
+            let pixels = exp(random.uniform(log(sizeRange.lowerBound)...log(sizeRange.upperBound)))
+            let tilt = random.uniform(tiltRange)
+            let axis = random.uniform(0...(2 * Double.pi))
+            let spin = random.uniform(0...(2 * Double.pi))
+            // Depth for that size: a tilted square looks smaller, so size is taken face-on.
+            let depth = camera.fx * side / pixels
+            let margin = pixels * 0.8 + 4
+            guard Double(width) > 2 * margin, Double(height) > 2 * margin else { continue }
+            let px = random.uniform(margin...(Double(width) - margin)), py = random.uniform(margin...(Double(height) - margin))
+            var ray = [0.0, 0.0]
+            guard cvb_undistort_points([px, py], 1, camera.cameraMatrix, camera.distortion, Int32(camera.distortion.count),
+                                       camera.bridgeModel, &ray) >= 0 else {
+                throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
+            }
+            // Face the camera (rvec pi about x), spin in the marker's plane, then tilt about an axis in it.
+            let spun = Pose3D.compose([0, 0, spin], then: [Double.pi, 0, 0])
+            let tilted = Pose3D.compose(spun, then: [cos(axis) * tilt * Double.pi / 180, sin(axis) * tilt * Double.pi / 180, 0])
+            let pose = Pose3D(rvec: tilted, tvec: [ray[0] * depth, ray[1] * depth, depth])
+            var d = Degradations()
+            d.black = random.uniform(10...80)
+            d.white = random.uniform(150...250)
+            d.background = random.uniform(40...200)
+            d.gradient = random.uniform(0...0.5)
+            d.gradientAngle = random.uniform(0...360)
+            d.noise = noiseLevels[Int(random.uniform(0...(Double(noiseLevels.count) - 0.001)))]
+            d.blur = random.unit() < 0.3 ? 0 : random.uniform(0.3...1.5)
+            d.jpegQuality = random.unit() < 0.3 ? Int(random.uniform(60...95)) : nil
+            d.texturedBackground = random.unit() < 0.5
+            let id = Int(random.uniform(0...1023.999))
+            let scene = Scene(camera: camera, width: width, height: height,
+                              targets: [Target(pattern: .marker(id: id, side: side, margin: side / 7 * 1.5), pose: pose)],
+                              degradations: d, seed: random.next())
+            guard let truth = try SceneTruth.markers(of: scene).first else { continue }
+            // The marker and its quiet zone inside the image.
+            let inside = truth.corners.allSatisfy { $0.x > 3 && $0.y > 3 && $0.x < Double(width) - 4 && $0.y < Double(height) - 4 }
+            guard inside, truth.sidePixels >= 6 else { continue }
+            return Sample(scene: scene, truth: truth, tiltDegrees: tilt, noise: d.noise)
+        }
+        throw MarkerKitError.invalidArgument("no scene fits a \(width)x\(height) image: use a larger --size")
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+
+/// Runs several marker detectors on the same sampled renders and measures each against the truth:
+/// recall, wrong IDs, false positives, corner error, pose error and time, overall and by marker size,
+/// tilt and noise.
+public struct MarkerVerification {
+    /// A detector under test.
+    public struct Contender: Sendable {
+        public let name: String
+        public let detect: @Sendable (GrayImage) throws -> [MarkerDetection]
+
+        public init(name: String, detect: @escaping @Sendable (GrayImage) throws -> [MarkerDetection]) {
+            self.name = name
+            self.detect = detect
+        }
+
+        public static let markerkit = Contender(name: "markerkit") { try MarkerDetector().detect(in: $0) }
+        public static let openCV = Contender(name: "opencv") { try OpenCVArucoDetector().detect(in: $0) }
+        public static let openCVSubpix = Contender(name: "opencv-subpix") { try OpenCVArucoDetector(cornerRefinement: .subpixel).detect(in: $0) }
+        public static let all = [markerkit, openCV, openCVSubpix]
+    }
+
+    /// One detector's result on one marker.
+    public struct Outcome: Codable, Sendable {
+        public let found: Bool
+        public let wrongID: Bool
+        public let falsePositives: Int
+        /// The four corner errors (px) when found.
+        public let cornerErrors: [Double]
+        public let rotationError: Double?
+        /// Translation error relative to the distance, in percent.
+        public let translationError: Double?
+        public let seconds: Double
+    }
+
+    /// One render: its conditions and every detector's outcome.
+    public struct Trial: Codable, Sendable {
+        public let index: Int
+        public let id: Int
+        public let sidePixels: Double
+        public let tiltDegrees: Double
+        public let noise: Double
+        public let blur: Double
+        public let jpeg: Bool
+        public let outcomes: [String: Outcome]
+
+        public var isClean: Bool { noise == 0 && blur == 0 && !jpeg }
+    }
+
+    public var contenders: [Contender]
+    public var renders: Int
+    public var sampler: MarkerSceneSampler
+
+    public init(contenders: [Contender] = Contender.all, renders: Int, sampler: MarkerSceneSampler) {
+        self.contenders = contenders
+        self.renders = renders
+        self.sampler = sampler
+    }
+
+    public mutating func run(progress: (Int, Int) -> Void = { _, _ in }) throws -> [Trial] {
+        let renderer = SceneRenderer()
+        var trials: [Trial] = []
+        for index in 0..<renders {
+            let sample = try sampler.next()
+            let image = try renderer.render(sample.scene)
+            let estimator = MarkerPoseEstimator(calibration: sample.scene.camera, side: sample.truth.side)
+            var outcomes: [String: Outcome] = [:]
+            for contender in contenders {
+                let clock = ContinuousClock()
+                let start = clock.now
+                let detections = try contender.detect(image)
+                let elapsed = clock.now - start
+                outcomes[contender.name] = try Self.score(detections, truth: sample.truth, estimator: estimator,
+                                                          seconds: Double(elapsed.components.attoseconds) * 1e-18 + Double(elapsed.components.seconds))
+            }
+            let d = sample.scene.degradations
+            trials.append(Trial(index: index, id: sample.truth.id, sidePixels: sample.truth.sidePixels, tiltDegrees: sample.tiltDegrees,
+                                noise: d.noise, blur: d.blur, jpeg: d.jpegQuality != nil, outcomes: outcomes))
+            progress(index + 1, renders)
+        }
+        return trials
+    }
+
+    static func score(_ detections: [MarkerDetection], truth: SceneTruth.Marker, estimator: MarkerPoseEstimator, seconds: Double) throws -> Outcome {
+        let centre = Point2(x: truth.corners.map(\.x).reduce(0, +) / 4, y: truth.corners.map(\.y).reduce(0, +) / 4)
+        let here = detections.filter { $0.center.distance(to: centre) < max(truth.sidePixels / 2, 3) }
+        let falsePositives = detections.count - here.count
+        guard let match = here.first(where: { $0.id == truth.id }) else {
+            return Outcome(found: false, wrongID: !here.isEmpty, falsePositives: falsePositives, cornerErrors: [],
+                           rotationError: nil, translationError: nil, seconds: seconds)
+        }
+        let errors = zip(match.corners, truth.corners).map { $0.distance(to: $1) }
+        let pose = try estimator.pose(of: match)
+        let rotation = Pose3D.angleBetween(pose.rvec, truth.pose.rvec)
+        let dt = zip(pose.tvec, truth.pose.tvec).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot()
+        let distance = truth.pose.tvec.map { $0 * $0 }.reduce(0, +).squareRoot()
+        return Outcome(found: true, wrongID: here.count > 1, falsePositives: falsePositives, cornerErrors: errors,
+                       rotationError: rotation, translationError: 100 * dt / distance, seconds: seconds)
+    }
+}
+
+/// The figures of a set of trials for one detector.
+public struct DetectorFigures: Codable, Sendable {
+    public let detector: String
+    public let markers: Int
+    public let recall: Double
+    public let wrongIDs: Int
+    public let falsePositives: Int
+    public let cornerP50: Double?
+    public let cornerP90: Double?
+    public let cornerMax: Double?
+    public let cornerRMSE: Double?
+    public let rotationP50: Double?
+    public let translationP50: Double?
+    public let secondsP50: Double?
+
+    public init(detector: String, trials: [MarkerVerification.Trial]) {
+        let outcomes = trials.compactMap { $0.outcomes[detector] }
+        let found = outcomes.filter(\.found)
+        let corners = found.flatMap(\.cornerErrors).sorted()
+        self.detector = detector
+        markers = outcomes.count
+        recall = outcomes.isEmpty ? 0 : Double(found.count) / Double(outcomes.count)
+        wrongIDs = outcomes.filter(\.wrongID).count
+        falsePositives = outcomes.map(\.falsePositives).reduce(0, +)
+        cornerP50 = Self.percentile(corners, 0.5)
+        cornerP90 = Self.percentile(corners, 0.9)
+        cornerMax = corners.last
+        cornerRMSE = corners.isEmpty ? nil : (corners.map { $0 * $0 }.reduce(0, +) / Double(corners.count)).squareRoot()
+        rotationP50 = Self.percentile(found.compactMap(\.rotationError).sorted(), 0.5)
+        translationP50 = Self.percentile(found.compactMap(\.translationError).sorted(), 0.5)
+        secondsP50 = Self.percentile(outcomes.map(\.seconds).sorted(), 0.5)
+    }
+
+    static func percentile(_ sorted: [Double], _ p: Double) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
+    }
+}
+
+/// Trials grouped by a condition.
+public struct Breakdown: Codable, Sendable {
+    public struct Bucket: Codable, Sendable {
+        public let label: String
+        public let lower: Double
+        public let upper: Double
+        public let figures: [DetectorFigures]
+    }
+    public let condition: String
+    public let buckets: [Bucket]
+
+    public init(condition: String, edges: [Double], detectors: [String], trials: [MarkerVerification.Trial],
+                value: (MarkerVerification.Trial) -> Double, format: (Double, Double) -> String) {
+        self.condition = condition
+        buckets = zip(edges, edges.dropFirst()).map { lower, upper in
+            let inside = trials.filter { value($0) >= lower && value($0) < upper }
+            return Bucket(label: format(lower, upper), lower: lower, upper: upper,
+                          figures: detectors.map { DetectorFigures(detector: $0, trials: inside) })
+        }
+    }
+}
+
+/// A whole verification run: settings, overall figures, breakdowns.
+public struct MarkerVerificationSummary: Codable, Sendable {
+    public let renders: Int
+    public let seed: UInt64
+    public let width: Int
+    public let height: Int
+    public let camera: String
+    public let overall: [DetectorFigures]
+    /// Renders with no noise, blur or JPEG, markers of 50 px side or more: the corner accuracy itself.
+    public let cleanLarge: [DetectorFigures]
+    public let bySize: Breakdown
+    public let byTilt: Breakdown
+    public let byNoise: Breakdown
+
+    public init(trials: [MarkerVerification.Trial], detectors: [String], seed: UInt64, width: Int, height: Int, camera: String) {
+        renders = trials.count
+        self.seed = seed
+        self.width = width
+        self.height = height
+        self.camera = camera
+        overall = detectors.map { DetectorFigures(detector: $0, trials: trials) }
+        let clean = trials.filter { $0.isClean && $0.sidePixels >= 50 }
+        cleanLarge = detectors.map { DetectorFigures(detector: $0, trials: clean) }
+        bySize = Breakdown(condition: "marker side (px)", edges: [0, 20, 50, 100, 200, 10_000], detectors: detectors, trials: trials,
+                           value: \.sidePixels) { $1 > 1000 ? "\(Int($0))+" : "\(Int($0))-\(Int($1))" }
+        byTilt = Breakdown(condition: "tilt (degrees)", edges: [0, 15, 30, 45, 60, 90], detectors: detectors, trials: trials,
+                           value: \.tiltDegrees) { "\(Int($0))-\(Int($1))" }
+        byNoise = Breakdown(condition: "noise (gray levels)", edges: [0, 0.5, 1.5, 3, 6, 100], detectors: detectors, trials: trials,
+                            value: \.noise) { lower, upper in
+            ["0", "1", "2", "4", "8"][[0, 0.5, 1.5, 3, 6].firstIndex(of: lower) ?? 0]
+        }
+    }
+
+    /// The results as the table `markerkit verify markers` prints.
+    public var table: String {
+        func f(_ v: Double?, _ format: String) -> String { v.map { String(format: format, $0) } ?? "-" }
+        var lines = ["\(renders) renders \(width)x\(height), seed \(seed), camera \(camera)", ""]
+        lines.append("detector        recall  wrong  false   corner px: P50    P90    max   RMSE   rot° P50  trans% P50  ms P50")
+        for d in overall {
+            lines.append(d.detector.padding(toLength: 14, withPad: " ", startingAt: 0)
+                + String(format: " %6.1f%% %6d %6d", 100 * d.recall, d.wrongIDs, d.falsePositives)
+                + "        " + [f(d.cornerP50, "%6.3f"), f(d.cornerP90, "%6.3f"), f(d.cornerMax, "%6.2f"), f(d.cornerRMSE, "%6.3f")].joined(separator: " ")
+                + "   " + f(d.rotationP50, "%7.3f") + "   " + f(d.translationP50, "%9.3f") + "  " + f(d.secondsP50.map { $0 * 1000 }, "%6.1f"))
+        }
+        lines.append("")
+        lines.append("clean renders (no noise, blur or JPEG), side >= 50 px: corner RMSE " + cleanLarge.map {
+            "\($0.detector) \(f($0.cornerRMSE, "%.4f")) px (n=\($0.markers))" }.joined(separator: ", "))
+        for breakdown in [bySize, byTilt, byNoise] {
+            lines.append("")
+            lines.append("by \(breakdown.condition): recall % / corner RMSE px")
+            lines.append("  " + "bucket".padding(toLength: 10, withPad: " ", startingAt: 0) + "     n  "
+                + overall.map { $0.detector.padding(toLength: 22, withPad: " ", startingAt: 0) }.joined())
+            for bucket in breakdown.buckets {
+                let n = bucket.figures.first?.markers ?? 0
+                lines.append("  " + bucket.label.padding(toLength: 10, withPad: " ", startingAt: 0) + String(format: "%6d  ", n)
+                    + bucket.figures.map {
+                        (String(format: "%5.1f", 100 * $0.recall) + " / " + f($0.cornerRMSE, "%.3f")).padding(toLength: 22, withPad: " ", startingAt: 0)
+                    }.joined())
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import MarkerKit
+
+/// Image size written as WIDTHxHEIGHT in pixels.
+func parseImageSize(_ text: String) throws -> (Int, Int) {
+    let parts = text.lowercased().split(separator: "x")
+    guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (16...8192).contains(w), (16...8192).contains(h) else {
+        throw MarkerKitError.invalidArgument("--size '\(text)' is not WIDTHxHEIGHT in pixels (16-8192), such as 1280x720")
+    }
+    return (w, h)
+}
+
+/// The camera renders use: a stored or given calibration (at its own image size), else the built-in webcam.
+func renderCamera(calibration: String?, size: String) throws -> CameraCalibration {
+    if let calibration {
+        let c = try CalibrationStore.default.resolve(calibration)
+        guard c.imageWidth > 0, c.imageHeight > 0 else {
+            throw MarkerKitError.badInput("calibration '\(calibration)' has no image size, which rendering needs")
+        }
+        return c
+    }
+    let (w, h) = try parseImageSize(size)
+    return BuiltInCamera.webcam(width: w, height: h)
+}
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render marker images with exact ground truth, to make your own test sets.",
+        discussion: """
+        Each image shows one marker at a random size (8-400 px), tilt (0-75°), position and lighting, seen \\
+        through the camera's lens (a calibration, or a built-in webcam-like camera). DIR/truth.json holds \\
+        the camera and every marker's ID, corners (pixel centres at integers, as OpenCV) and pose (mm).
+
+        Examples:
+          markerkit render --seed 7 --count 20 -o renders/
+          markerkit render --count 100 --calibration webcam --noise 2 --blur 0.5 -o hard/
+        """
+    )
+
+    @Option(help: "Seed: the same seed gives the same images.") var seed: UInt64 = 7
+    @Option(help: "Number of images.") var count: Int = 20
+    @Option(help: ArgumentHelp("Image size in pixels, without --calibration.", valueName: "WxH")) var size = "1280x720"
+    @Option(help: ArgumentHelp("Camera: a stored name or a calibration file.", valueName: "name|file")) var calibration: String?
+    @Option(help: ArgumentHelp("Gaussian noise, standard deviation in gray levels.", valueName: "sigma")) var noise: Double = 0
+    @Option(help: ArgumentHelp("Gaussian blur, standard deviation in pixels.", valueName: "sigma")) var blur: Double = 0
+    @Option(help: ArgumentHelp("JPEG quality 1-100 (default: none).", valueName: "quality")) var jpeg: Int?
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output folder (created when missing).", valueName: "dir")) var output: String
+
+    func run() throws {
+        guard (1...100_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-100000") }
+        guard noise.isFinite, noise >= 0, noise <= 100, blur.isFinite, blur >= 0, blur <= 20 else {
+            throw MarkerKitError.invalidArgument("--noise must be 0-100 and --blur 0-20")
+        }
+        if let jpeg, !(1...100).contains(jpeg) { throw MarkerKitError.invalidArgument("--jpeg \(jpeg) is outside 1-100") }
+        let camera = try renderCamera(calibration: calibration, size: size)
+        let directory = try Detect.makeDirectory(output)
+        var sampler = MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed)
+        let renderer = SceneRenderer()
+        var entries: [RenderTruthFile.SceneEntry] = []
+        let progress = ProgressBar(label: "rendering")
+        for index in 0..<count {
+            var scene = try sampler.next().scene
+            scene.degradations.noise = noise
+            scene.degradations.blur = blur
+            scene.degradations.jpegQuality = jpeg
+            let name = String(format: "scene_%03d.png", index)
+            let image = try renderer.render(scene)
+            var files = OutputFiles()
+            files.add(try Frame(width: image.width, height: image.height, stride: image.width, format: .gray8, bytes: image.pixels).encoded(as: "png"),
+                      at: directory.appendingPathComponent(name))
+            try files.commit()
+            entries.append(try RenderTruthFile.entry(file: name, scene: scene))
+            progress.update(index + 1, count, name)
+        }
+        progress.finish()
+        var files = OutputFiles()
+        files.add(try RenderTruthFile(camera: camera, scenes: entries).encoded(), at: directory.appendingPathComponent("truth.json"))
+        try files.commit()
+        print("rendered \(count) images \(camera.imageWidth)x\(camera.imageHeight) into \(directory.relativePath)/ with truth.json (camera \(camera.name), seed \(seed))")
+    }
+}
