@@ -91,6 +91,9 @@ struct Verify: ParsableCommand {
                 throw MarkerKitError.invalidArgument("--noise must be 0-100 and --blur 0-20")
             }
             let camera = try renderCamera(calibration: calibration, size: size)
+            guard camera.imageWidth >= 160, camera.imageHeight >= 120 else {
+                throw MarkerKitError.invalidArgument("calibration views need at least 160x120 pixels, not \(camera.imageWidth)x\(camera.imageHeight)")
+            }
             let jsonURL = json.map { URL(fileURLWithPath: $0) }
             if let jsonURL { try OutputFiles.checkDestination(jsonURL) }
             var verification = try CalibrationVerification(camera: camera, width: camera.imageWidth, height: camera.imageHeight, views: views, seed: seed)

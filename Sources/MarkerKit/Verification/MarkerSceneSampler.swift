@@ -13,6 +13,8 @@ public struct MarkerSceneSampler {
     public var sizeRange: ClosedRange<Double> = 8...400
     public var tiltRange: ClosedRange<Double> = 0...75
     public var noiseLevels: [Double] = [0, 0, 1, 2, 4, 8]
+    /// No noise, blur or JPEG: what the corner stage can do by itself.
+    public var clean = false
     private var random: SeededRandom
 
     public init(camera: CameraCalibration, width: Int, height: Int, seed: UInt64) {
@@ -59,6 +61,7 @@ public struct MarkerSceneSampler {
             d.noise = noiseLevels[Int(random.uniform(0...(Double(noiseLevels.count) - 0.001)))]
             d.blur = random.unit() < 0.3 ? 0 : random.uniform(0.3...1.5)
             d.jpegQuality = random.unit() < 0.3 ? Int(random.uniform(60...95)) : nil
+            if clean { (d.noise, d.blur, d.jpegQuality) = (0, 0, nil) }
             d.texturedBackground = random.unit() < 0.5
             let id = Int(random.uniform(0...1023.999))
             let scene = Scene(camera: camera, width: width, height: height,

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// `markerkit render` and `markerkit verify` run as a user runs them.
+@Suite struct VerifyCLITests {
+    @Test func renderWritesImagesAndTruthThatTheDetectorConfirms() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try CLI.run(["render", "--seed", "3", "--count", "3", "--size", "640x480", "-o", "renders"], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try files(in: dir.appendingPathComponent("renders")) == ["scene_000.png", "scene_001.png", "scene_002.png", "truth.json"])
+        let truth = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("renders/truth.json"))) as! [String: Any]
+        #expect(truth["units"] as? String == "mm")
+        #expect((truth["camera"] as? [String: Any])?["image_width"] as? Int == 640)
+        let scenes = truth["scenes"] as! [[String: Any]]
+        #expect(scenes.count == 3 && scenes[0]["file"] as? String == "scene_000.png")
+        // Our detector agrees with the truth file wherever it finds the marker.
+        let detect = try CLI.run(["detect", "renders", "--json", "-"], in: dir)
+        let found = (try JSONSerialization.jsonObject(with: Data(detect.stdout.utf8)) as! [String: Any])["frames"] as! [[String: Any]]
+        var compared = 0
+        for (scene, frame) in zip(scenes, found) {
+            let expected = (scene["markers"] as! [[String: Any]])[0]
+            guard let marker = (frame["markers"] as! [[String: Any]]).first(where: { $0["id"] as? Int == expected["id"] as? Int }) else { continue }
+            for (a, b) in zip(marker["corners"] as! [[Double]], expected["corners"] as! [[Double]]) {
+                #expect(abs(a[0] - b[0]) < 0.5 && abs(a[1] - b[1]) < 0.5)
+            }
+            compared += 1
+        }
+        #expect(compared >= 2)
+    }
+
+    @Test func verifyPrintsItsTableAndWritesJSONAndReport() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try CLI.run(["verify", "markers", "--renders", "6", "--size", "480x360", "--json", "v.json", "--report", "v.pdf"], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("markerkit") && result.stdout.contains("opencv-subpix") && result.stdout.contains("by tilt"))
+        #expect(try files(in: dir) == ["v.json", "v.pdf"])
+    }
+
+    static let badCases: [(arguments: [String], status: Int32, says: String)] = [
+        (["render", "--count", "0", "-o", "r"], 64, "--count 0"),
+        (["render", "--size", "12x", "-o", "r"], 64, "--size '12x'"),
+        (["render", "--noise", "-3", "-o", "r"], 64, "--noise"),
+        (["render", "--calibration", "nosuch", "-o", "r"], 66, "no calibration 'nosuch'"),
+        (["render", "-o", "missing/r"], 73, "cannot create folder"),
+        (["verify", "markers", "--renders", "0"], 64, "--renders 0"),
+        (["verify", "markers", "--renders", "2", "--json", "nodir/v.json"], 73, "does not exist"),
+        (["verify", "markers", "--renders", "2", "--report", "v.doc"], 73, "unknown extension"),
+        (["verify", "calibration", "--views", "2"], 64, "--views 2"),
+        (["verify", "calibration", "--size", "20x20"], 64, "at least 160x120"),
+    ]
+
+    @Test(arguments: 0..<badCases.count)
+    func badInputGetsOneLine(index: Int) throws {
+        let (arguments, status, says) = Self.badCases[index]
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try CLI.run(arguments, in: dir)
+        #expect(result.status == status, "\(arguments): \(result.stderr)")
+        #expect(result.stderrLines.count == 1, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.contains(says), "\(arguments): \(result.stderr)")
+        #expect(try files(in: dir).isEmpty, "no output left behind")
+    }
+}
