@@ -50,9 +50,10 @@ struct Verify: ParsableCommand {
             print(summary.table)
             var files = OutputFiles()
             if let jsonURL {
+                struct Output: Encodable { let summary: MarkerVerificationSummary; let trials: [MarkerVerification.Trial] }
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                files.add(try encoder.encode(summary), at: jsonURL)
+                files.add(try encoder.encode(Output(summary: summary, trials: trials)), at: jsonURL)
             }
             if let (url, format) = reportTarget {
                 let document = VerificationReport(summary: summary).document()
@@ -69,7 +70,7 @@ struct Verify: ParsableCommand {
             abstract: "Calibrate rendered checkerboard views of a known camera with MarkerKit's pipeline and OpenCV's sample pipeline.",
             discussion: """
             The truth is the built-in webcam-like camera (or --calibration); the views show a 9x6 board of 30 mm \\
-            squares at random distances, tilts (5-45°) and positions. Reports each intrinsic's error against the truth.
+            squares at random distances and positions, tilted 10-45° in directions spread around the circle. Reports each intrinsic's error against the truth.
 
             Examples:
               markerkit verify calibration --views 30 --seed 7

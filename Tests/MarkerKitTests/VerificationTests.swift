@@ -39,9 +39,10 @@ import Testing
     }
 
     @Test func calibrationFromRenderedViewsRecoversTheCamera() throws {
-        let camera = BuiltInCamera.webcam(width: 640, height: 480)
-        let summary = try CalibrationVerification(camera: camera, width: 640, height: 480, views: 30, seed: 7).run()
-        print("measured: verify calibration 640x480, 30 clean views\n" + summary.table)
+        // As `markerkit verify calibration` runs by default: 1280x720, 30 clean views, seed 7.
+        let camera = BuiltInCamera.webcam(width: 1280, height: 720)
+        let summary = try CalibrationVerification(camera: camera, width: 1280, height: 720, views: 30, seed: 7).run()
+        print("measured: verify calibration 1280x720, 30 clean views\n" + summary.table)
         let ours = try #require(summary.pipelines.first)
         #expect(ours.viewsUsed == 30)
         #expect(ours.worstRelativeError < 0.1, "fx fy cx cy within 0.1%")

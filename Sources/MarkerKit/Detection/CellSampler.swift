@@ -3,6 +3,11 @@
 public enum CellSampler {
     /// The 49 cells, row-major, true = white.
     public static func cells(of square: GrayImage, threshold: Int, pixelsPerCell: Int, marginRate: Double) -> [Bool] {
+        lightFractions(of: square, threshold: threshold, pixelsPerCell: pixelsPerCell, marginRate: marginRate).map { $0 > 0.5 }
+    }
+
+    /// The share of light pixels in the middle of each of the 49 cells, row-major.
+    public static func lightFractions(of square: GrayImage, threshold: Int, pixelsPerCell: Int, marginRate: Double) -> [Double] {
         let margin = Int((Double(pixelsPerCell) * marginRate).rounded())
         let inner = pixelsPerCell - 2 * margin
         return (0..<49).map { index in
@@ -14,8 +19,14 @@ public enum CellSampler {
                     light += 1
                 }
             }
-            return 2 * light > inner * inner
+            return Double(light) / Double(inner * inner)
         }
+    }
+
+    /// How surely the data cells were read: 1 when every cell is all light or all dark, 0 when one is
+    /// half and half.
+    public static func confidence(_ fractions: [Double]) -> Double {
+        (1...5).flatMap { y in (1...5).map { x in abs(fractions[y * 7 + x] - 0.5) * 2 } }.min() ?? 0
     }
 
     /// How many of the 24 border cells read white.

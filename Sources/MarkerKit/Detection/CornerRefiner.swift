@@ -22,7 +22,7 @@ public enum CornerRefiner {
         var curves: [EdgeCurve] = []
         for side in 0..<4 {
             let a = corners[side], b = corners[(side + 1) % 4]
-            let points = edgePoints(from: a, to: b, in: image)
+            let points = edgePoints(from: a, to: b, before: corners[(side + 3) % 4], after: corners[(side + 2) % 4], in: image)
             guard points.count >= 6, let curve = EdgeCurve(from: a, to: b, points: points.map(\.point)) else { return corners }
             curves.append(curve)
         }
@@ -133,7 +133,9 @@ public enum CornerRefiner {
     /// with the profile normalised to 1 (light) .. 0 (dark), the sum of the samples is the distance from
     /// the profile's outer end to the edge. For an edge blurred or antialiased by area coverage this is
     /// exact where the peak of a gradient is biased towards pixel centres.
-    static func edgePoints(from a: Point2, to b: Point2, in image: GrayImage) -> [(t: Double, point: Point2)] {
+    /// Profiles that would reach across a neighbouring edge (at an acute corner of a steep marker) are
+    /// left out: `before` and `after` are the corners beyond `a` and `b`.
+    static func edgePoints(from a: Point2, to b: Point2, before: Point2, after: Point2, in image: GrayImage) -> [(t: Double, point: Point2)] {
         let length = a.distance(to: b)
         guard length >= 4 else { return [] }
         let d = Point2(x: (b.x - a.x) / length, y: (b.y - a.y) / length)
@@ -147,6 +149,8 @@ public enum CornerRefiner {
         for k in 0..<samples {
             let t = 0.08 + 0.84 * Double(k) / Double(samples - 1)
             let base = Point2(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t)
+            let clearance = Double(reach) + 1.5
+            guard distance(base, toLineThrough: before, a) > clearance, distance(base, toLineThrough: b, after) > clearance else { continue }
             let profile = (-reach...reach).map { s in image.sample(base.x + n.x * Double(s), base.y + n.y * Double(s)) }
             let light = (profile[0] + profile[1]) / 2
             let dark = (profile[profile.count - 1] + profile[profile.count - 2]) / 2
@@ -162,6 +166,12 @@ public enum CornerRefiner {
         // Weak edge points (glare, occlusion) are dropped before fitting.
         let median = strengths.sorted()[strengths.count / 2]
         return zip(points, strengths).filter { $0.1 >= 0.5 * median }.map(\.0)
+    }
+
+    static func distance(_ p: Point2, toLineThrough a: Point2, _ b: Point2) -> Double {
+        let length = a.distance(to: b)
+        guard length > 0 else { return p.distance(to: a) }
+        return abs((b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)) / length
     }
 
     /// Total least squares line through points: their centroid and principal direction.

@@ -44,45 +44,58 @@ public struct MarkerDetector: Sendable {
         }
         var markers: [MarkerDetection] = []
         for quad in quads {
-            switch try read(quad, in: image, timings: &timings) {
-            case .marker(let marker):
+            guard let first = try read(quad, in: image, timings: &timings),
+                  Double(CellSampler.borderErrors(first.cells)) <= p.maxBorderErrorRate * 24 else { continue }
+            guard p.refineCorners else {
+                if let marker = decode(first, quad: quad) { markers.append(marker) }
+                continue
+            }
+            // A black border: refine the corners and read the code again from them. The refined read is
+            // the one reported; when both reads are sure they must agree, since a code read from a grid
+            // that is a cell fraction off can be another valid ID.
+            let refined = Quad(corners: measure("corner refinement", &timings) { CornerRefiner.refine(quad.corners, in: image) })
+            guard refined != quad else {
+                // No edge could be fitted (an edge hidden or at the image border): the polygon's corners.
+                if let marker = decode(first, quad: quad) { markers.append(marker) }
+                continue
+            }
+            let early = decode(first, quad: quad)
+            guard let second = try read(refined, in: image, timings: &timings),
+                  Double(CellSampler.borderErrors(second.cells)) <= p.maxBorderErrorRate * 24 else { continue }
+            if let marker = decode(second, quad: refined) {
+                if let early, early.id != marker.id { continue }
                 markers.append(marker)
-            case .nearMiss where p.refineCorners:
-                // A clean border but no code: on small or steep markers the integer corners of the polygon
-                // can be a cell fraction off. Read once more from refined corners.
-                let refined = measure("corner refinement", &timings) { CornerRefiner.refine(quad.corners, in: image) }
-                if refined != quad.corners, case .marker(let marker) = try read(Quad(corners: refined), in: image, timings: &timings) {
-                    markers.append(marker)
-                }
-            default:
-                break
+            } else if let early {
+                // Only the first read is sure: keep its code, report the refined corners in its order.
+                let turn = (0..<4).first { early.corners[0] == quad.corners[$0] } ?? 0
+                markers.append(MarkerDetection(id: early.id, corners: (0..<4).map { refined.corners[(turn + $0) % 4] }))
             }
         }
         markers = Self.removeDuplicateIDs(markers)
-        if p.refineCorners {
-            markers = measure("corner refinement", &timings) {
-                markers.map { MarkerDetection(id: $0.id, corners: CornerRefiner.refine($0.corners, in: image)) }
-            }
-        }
         timings?.countFrame()
         return markers.sorted { $0.id < $1.id }
     }
 
-    enum Reading { case marker(MarkerDetection), nearMiss, nothing }
+    struct Reading {
+        let fractions: [Double]
+        var cells: [Bool] { fractions.map { $0 > 0.5 } }
+    }
 
-    /// Stages 5 to 8 on one candidate.
-    private func read(_ quad: Quad, in image: GrayImage, timings: inout StageTimings?) throws -> Reading {
+    /// Stages 5 to 7 on one candidate: nil when its middle is flat.
+    private func read(_ quad: Quad, in image: GrayImage, timings: inout StageTimings?) throws -> Reading? {
         let p = parameters
         let square = try measure("unwarp", &timings) { try Unwarp.square(quad, from: image, pixelsPerCell: p.pixelsPerCell) }
         let split = measure("otsu", &timings) { Otsu.split(square, border: p.pixelsPerCell) }
-        guard split.contrast >= p.minContrast else { return .nothing }
-        let cells = measure("cell sampling", &timings) {
-            CellSampler.cells(of: square, threshold: split.threshold, pixelsPerCell: p.pixelsPerCell, marginRate: p.cellMarginRate)
-        }
-        if let marker = measure("code", &timings, { CodeReader.read(cells: cells, quad: quad, dictionary: dictionary, parameters: p) }) {
-            return .marker(marker)
-        }
-        return CellSampler.borderErrors(cells) <= 2 ? .nearMiss : .nothing
+        guard split.contrast >= p.minContrast else { return nil }
+        return Reading(fractions: measure("cell sampling", &timings) {
+            CellSampler.lightFractions(of: square, threshold: split.threshold, pixelsPerCell: p.pixelsPerCell, marginRate: p.cellMarginRate)
+        })
+    }
+
+    /// Stage 8: the code, when every data cell is read surely enough.
+    private func decode(_ reading: Reading, quad: Quad) -> MarkerDetection? {
+        guard CellSampler.confidence(reading.fractions) >= parameters.minCellConfidence else { return nil }
+        return CodeReader.read(cells: reading.cells, quad: quad, dictionary: dictionary, parameters: parameters)
     }
 
     /// Markers do not nest: a code read inside a larger marker (the same marker's inner border edge, or a

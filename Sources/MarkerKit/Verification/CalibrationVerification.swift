@@ -45,10 +45,10 @@ public struct CalibrationVerification {
 
         public var table: String {
             var lines = ["\(views) rendered views \(width)x\(height), seed \(seed), noise \(noise), blur \(blur); truth fx \(truth[0]) fy \(truth[4]) cx \(truth[2]) cy \(truth[5])", ""]
-            lines.append("pipeline                          views   RMS px    fx err%    fy err%    cx err%    cy err%")
+            lines.append("pipeline                                  views   RMS px    fx err%    fy err%    cx err%    cy err%")
             for p in pipelines {
                 let errors = ["fx", "fy", "cx", "cy"].map { String(format: "%+9.4f", p.intrinsics[$0]?[2] ?? .nan) }.joined(separator: "  ")
-                lines.append(p.pipeline.padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%6d  %7.4f  ", p.viewsUsed, p.rms) + errors)
+                lines.append(p.pipeline.padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%6d  %7.4f  ", p.viewsUsed, p.rms) + errors)
             }
             return lines.joined(separator: "\n")
         }
@@ -67,7 +67,11 @@ public struct CalibrationVerification {
             guard attempts < views * 200 else { throw MarkerKitError.invalidArgument("cannot place \(views) board views in a \(width)x\(height) image") }
             let fill = random.uniform(0.35...0.75)
             let depth = camera.fx * Double(board.squareColumns) * s / (fill * Double(width))
-            let tilt = random.uniform(5...45) * Double.pi / 180, axis = random.uniform(0...(2 * Double.pi))
+            // Views as a careful user takes them: tilts spread evenly from 10 to 45 degrees, in directions
+            // spread around the circle (golden angle), jittered by the seed.
+            let k = Double(out.count)
+            let tilt = (10 + 35 * k / Double(max(views - 1, 1)) + random.uniform(-2...2)) * Double.pi / 180
+            let axis = k * 2.399963 + random.uniform(-0.2...0.2)
             let spin = random.uniform(-0.3...0.3)
             let rvec = Pose3D.compose([0, 0, spin], then: [cos(axis) * tilt, sin(axis) * tilt, 0])
             let rotation = Pose3D(rvec: rvec, tvec: [0, 0, 0]).rotation

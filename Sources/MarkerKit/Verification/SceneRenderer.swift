@@ -130,17 +130,28 @@ public final class SceneRenderer {
         let h: [Double] // row-major 3x3: (u, v, 1) ~ h * (x, y, 1)
         let albedo: PatternAlbedo
 
+        /// Paper is printed on one side: seen from behind, the target shows nothing.
+        let facesCamera: Bool
+
         init(target: Target) {
             let r = target.pose.rotation, t = target.pose.tvec
             // Forward: (x, y, 1) ~ [r1 r2 t] (u, v, 1).
             let m = [r[0], r[1], t[0], r[3], r[4], t[1], r[6], r[7], t[2]]
             h = Plane.invert(m)
             albedo = PatternAlbedo(target.pattern)
+            // The camera (the origin) is on the printed side when it lies along the target's front normal:
+            // +z for a marker (OpenCV's marker frame), -z for a checkerboard (OpenCV's calibration frame).
+            let towardsCamera = -(r[2] * t[0] + r[5] * t[1] + r[8] * t[2])
+            switch target.pattern {
+            case .marker: facesCamera = towardsCamera > 0
+            case .checkerboard: facesCamera = towardsCamera < 0
+            }
         }
 
         /// The pattern's value where the ray through (x, y, 1) meets the plane, and the depth there.
         @inline(__always)
         func hit(_ x: Double, _ y: Double) -> (Double, Double)? {
+            guard facesCamera else { return nil }
             let w = h[6] * x + h[7] * y + h[8]
             guard w > 0 else { return nil } // behind the camera
             let u = (h[0] * x + h[1] * y + h[2]) / w, v = (h[3] * x + h[4] * y + h[5]) / w
