@@ -51,3 +51,32 @@ extern "C" int32_t cvb_find_chessboard(const uint8_t *gray, int32_t width, int32
         return 1;
     });
 }
+
+extern "C" int32_t cvb_refine_corners(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, double *corners,
+                                      int32_t count, int32_t half_window) {
+    return cvb::guarded("refine corners", [&]() -> int32_t {
+        if (!cvb::valid_gray(gray, width, height, stride) || corners == nullptr || count < 1 || half_window < 1)
+            return cvb::fail(CVB_ERR_ARGUMENT, "refine corners: bad argument");
+        std::vector<cv::Point2f> points;
+        for (int32_t i = 0; i < count; ++i) points.emplace_back(float(corners[2 * i]), float(corners[2 * i + 1]));
+        cv::cornerSubPix(cvb::gray_view(gray, width, height, stride), points, cv::Size(half_window, half_window), cv::Size(-1, -1),
+                         cv::TermCriteria(cv::TermCriteria::EPS + cv::TermCriteria::COUNT, 30, 0.001));
+        for (int32_t i = 0; i < count; ++i) {
+            corners[2 * i] = points[i].x;
+            corners[2 * i + 1] = points[i].y;
+        }
+        return CVB_OK;
+    });
+}
+
+extern "C" int32_t cvb_resize_gray(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t out_width,
+                                   int32_t out_height, uint8_t *out) {
+    return cvb::guarded("resize", [&]() -> int32_t {
+        if (!cvb::valid_gray(gray, width, height, stride) || out == nullptr || out_width < 1 || out_height < 1)
+            return cvb::fail(CVB_ERR_ARGUMENT, "resize: bad argument");
+        cv::Mat target(out_height, out_width, CV_8UC1, out);
+        cv::resize(cvb::gray_view(gray, width, height, stride), target, target.size(), 0, 0,
+                   out_width < width ? cv::INTER_AREA : cv::INTER_LINEAR);
+        return CVB_OK;
+    });
+}

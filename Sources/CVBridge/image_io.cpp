@@ -76,3 +76,39 @@ extern "C" int32_t cvb_jpeg_roundtrip(uint8_t *gray, int32_t width, int32_t heig
         return CVB_OK;
     });
 }
+
+extern "C" int32_t cvb_image_decode(const uint8_t *bytes, int32_t count, int32_t channels, cvb_image *out) {
+    return cvb::guarded("decode image", [&]() -> int32_t {
+        if (bytes == nullptr || count <= 0 || out == nullptr || (channels != 1 && channels != 3))
+            return cvb::fail(CVB_ERR_ARGUMENT, "decode image: bad argument");
+        *out = cvb_image{0, 0, 0, 0, nullptr};
+        cv::Mat encoded(1, count, CV_8UC1, const_cast<uint8_t *>(bytes));
+        cv::Mat image = cv::imdecode(encoded, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
+        if (image.empty()) return cvb::fail(CVB_ERR_IO, "not a decodable image");
+        return cvb::to_image(image, out);
+    });
+}
+
+extern "C" int32_t cvb_yuyv_to_bgr(const uint8_t *yuyv, int32_t width, int32_t height, int32_t stride, uint8_t *bgr) {
+    return cvb::guarded("YUYV to BGR", [&]() -> int32_t {
+        if (yuyv == nullptr || bgr == nullptr || width <= 0 || width % 2 != 0 || height <= 0 || stride < 2 * width)
+            return cvb::fail(CVB_ERR_ARGUMENT, "YUYV to BGR: bad argument");
+        cv::Mat source(height, width, CV_8UC2, const_cast<uint8_t *>(yuyv), size_t(stride));
+        cv::Mat target(height, width, CV_8UC3, bgr);
+        cv::cvtColor(source, target, cv::COLOR_YUV2BGR_YUYV);
+        return CVB_OK;
+    });
+}
+
+extern "C" double cvb_sharpness(const uint8_t *gray, int32_t width, int32_t height, int32_t stride) {
+    try {
+        if (!cvb::valid_gray(gray, width, height, stride)) return -1;
+        cv::Mat laplacian;
+        cv::Laplacian(cvb::gray_view(gray, width, height, stride), laplacian, CV_64F);
+        cv::Scalar mean, deviation;
+        cv::meanStdDev(laplacian, mean, deviation);
+        return deviation[0] * deviation[0];
+    } catch (...) {
+        return -1;
+    }
+}

@@ -15,6 +15,8 @@ struct Calibrate: ParsableCommand {
           markerkit calibrate shots/ --board board.json --name webcam
           markerkit calibrate left*.jpg --inner 9x6 --square 25mm --name left --report left.pdf
           markerkit calibrate shots/ --inner 9x6 --square 1in --model opencv8 -o webcam.xml
+          markerkit calibrate views/ --name webcam       # views/capture.json from 'markerkit capture'
+
         """
     )
 
@@ -53,16 +55,35 @@ struct Calibrate: ParsableCommand {
 
     func validate() throws {
         if board != nil && (inner != nil || square != nil) { throw ValidationError("give --board or --inner with --square, not both") }
-        if board == nil && (inner == nil || square == nil) { throw ValidationError("give --board board.json, or --inner and --square") }
+        if (inner == nil) != (square == nil) { throw ValidationError("--inner and --square go together") }
+    }
+
+    /// A capture log named directly or found in the one folder given.
+    func captureLog() throws -> (log: CaptureLog, images: [URL])? {
+        guard inputs.count == 1 else { return nil }
+        var url = URL(fileURLWithPath: inputs[0])
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            url = url.appendingPathComponent("capture.json")
+            guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        } else if url.pathExtension.lowercased() != "json" {
+            return nil
+        }
+        return try CaptureLog.read(from: url)
     }
 
     func run() throws {
+        let capture = try captureLog()
         let checkerboard: Checkerboard
         if let board {
             checkerboard = try BoardSpec.read(from: URL(fileURLWithPath: board)).checkerboard()
+        } else if let inner, let square {
+            let (columns, rows) = try Checkerboard.parseInnerCorners(inner)
+            checkerboard = try Checkerboard(innerColumns: columns, innerRows: rows, square: try Length.positive(square, what: "--square"))
+        } else if let fromLog = try capture?.log.checkerboard() {
+            checkerboard = fromLog
         } else {
-            let (columns, rows) = try Checkerboard.parseInnerCorners(inner!)
-            checkerboard = try Checkerboard(innerColumns: columns, innerRows: rows, square: try Length.positive(square!, what: "--square"))
+            throw MarkerKitError.invalidArgument("give --board board.json, or --inner and --square (or a capture log that names its board)")
         }
         guard let lensModel = CameraCalibration.Model(rawValue: model), [.opencv5, .opencv8, .fisheye].contains(lensModel) else {
             throw MarkerKitError.invalidArgument("unknown --model '\(model)' (opencv5, opencv8, fisheye)")
@@ -83,9 +104,14 @@ struct Calibrate: ParsableCommand {
             return (url, format)
         }
 
-        let catalog = InputCatalog(paths: inputs)
-        for problem in catalog.problems { throw problem }
-        let files = catalog.items.compactMap { item -> URL? in if case .image(let url) = item { return url } else { return nil } }
+        let files: [URL]
+        if let capture {
+            files = capture.images
+        } else {
+            let catalog = InputCatalog(paths: inputs)
+            for problem in catalog.problems { throw problem }
+            files = catalog.items.compactMap { item -> URL? in if case .image(let url) = item { return url } else { return nil } }
+        }
         guard !files.isEmpty else { throw MarkerKitError.missingInput("no images to calibrate from") }
 
         var calibrator = Calibrator(board: checkerboard)

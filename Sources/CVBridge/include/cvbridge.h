@@ -61,6 +61,13 @@ int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t height, int
 int32_t cvb_find_chessboard(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                             int32_t cols, int32_t rows, int32_t method, int32_t half_window, double *corners);
 
+/* cornerSubPix on given corners (x,y pairs, refined in place) with a (2*half_window+1)^2 window. */
+int32_t cvb_refine_corners(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, double *corners,
+                           int32_t count, int32_t half_window);
+/* Resizes a gray image by `scale` (area interpolation when shrinking) into `out` (out_width*out_height). */
+int32_t cvb_resize_gray(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t out_width,
+                        int32_t out_height, uint8_t *out);
+
 /* ---- Calibration ------------------------------------------------------------------------------------ */
 
 enum {
@@ -148,6 +155,13 @@ int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out);
  * bytes go to `out` (data owned by the bridge, release with cvb_image_release; width = byte count). */
 int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
                          const char *extension, cvb_image *out);
+/* Decodes an encoded image (JPEG, PNG, ... as a camera's MJPEG frame) held in memory into gray (1) or
+ * BGR (3). */
+int32_t cvb_image_decode(const uint8_t *bytes, int32_t count, int32_t channels, cvb_image *out);
+/* Converts packed YUYV (4:2:2) to BGR as cv::cvtColor(COLOR_YUV2BGR_YUYV) does; `bgr` holds width*height*3. */
+int32_t cvb_yuyv_to_bgr(const uint8_t *yuyv, int32_t width, int32_t height, int32_t stride, uint8_t *bgr);
+/* Sharpness: variance of the Laplacian of a gray image (higher is sharper). */
+double cvb_sharpness(const uint8_t *gray, int32_t width, int32_t height, int32_t stride);
 /* Converts 8-bit BGR (3) or BGRA (4) pixels to gray (ITU-R BT.601 weights, as cv::cvtColor). */
 int32_t cvb_to_gray(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
                     uint8_t *gray);

@@ -1,7 +1,7 @@
 import CV4L2
 import Foundation
 
-/// A Video4Linux2 device node (`/dev/video0`) opened through libv4l2.
+/// A Video4Linux2 device node (`/dev/video0`) through libv4l2: what it is and what it can deliver.
 public struct V4L2Device: Sendable {
     /// What VIDIOC_QUERYCAP says about a device.
     public struct Capabilities: Sendable, Equatable {
@@ -10,14 +10,37 @@ public struct V4L2Device: Sendable {
         public let card: String
         public let busInfo: String
         public let canCapture: Bool
+        public let canStream: Bool
     }
 
-    /// Opens `path`, asks the driver what it is and closes it again. Every failure names the device and
-    /// says what to do.
+    /// One pixel format with its frame sizes and rates.
+    public struct FormatInfo: Sendable, Equatable {
+        public let fourcc: String
+        public let description: String
+        public let sizes: [SizeInfo]
+    }
+
+    public struct SizeInfo: Sendable, Equatable {
+        public let width: Int
+        public let height: Int
+        /// Frame rates (frames per second); empty when the driver gives ranges only.
+        public let rates: [Double]
+    }
+
+    /// Opens `path`, asks the driver what it is and closes it again.
     public static func capabilities(of path: String) throws -> Capabilities {
+        let fd = try open(path)
+        defer { _ = cv4l2_close(fd) }
+        return try capabilities(fd: fd, path: path)
+    }
+
+    static func open(_ path: String) throws -> Int32 {
         let fd = cv4l2_open(path)
         guard fd >= 0 else { throw openError(path: path, errno: errno) }
-        defer { _ = cv4l2_close(fd) }
+        return fd
+    }
+
+    static func capabilities(fd: Int32, path: String) throws -> Capabilities {
         var capability = v4l2_capability()
         guard cv4l2_query_capability(fd, &capability) == 0 else {
             let code = errno
@@ -28,7 +51,51 @@ public struct V4L2Device: Sendable {
         }
         let caps = capability.capabilities & cv4l2_cap_device_caps() != 0 ? capability.device_caps : capability.capabilities
         return Capabilities(path: path, driver: string(capability.driver), card: string(capability.card),
-                            busInfo: string(capability.bus_info), canCapture: caps & cv4l2_cap_video_capture() != 0)
+                            busInfo: string(capability.bus_info), canCapture: caps & cv4l2_cap_video_capture() != 0,
+                            canStream: caps & cv4l2_cap_streaming() != 0)
+    }
+
+    /// Every capture format the device offers, with its discrete frame sizes and rates.
+    static func formats(fd: Int32) -> [FormatInfo] {
+        var formats: [FormatInfo] = []
+        var index: UInt32 = 0
+        while true {
+            var description = v4l2_fmtdesc()
+            description.index = index
+            description.type = cv4l2_buf_type_capture()
+            guard cv4l2_enum_format(fd, &description) == 0 else { break }
+            index += 1
+            var sizes: [SizeInfo] = []
+            var sizeIndex: UInt32 = 0
+            while true {
+                var size = v4l2_frmsizeenum()
+                size.index = sizeIndex
+                size.pixel_format = description.pixelformat
+                guard cv4l2_enum_frame_size(fd, &size) == 0 else { break }
+                sizeIndex += 1
+                guard size.type == cv4l2_frmsize_discrete() else {
+                    let s = size.stepwise
+                    sizes.append(SizeInfo(width: Int(s.max_width), height: Int(s.max_height), rates: []))
+                    break
+                }
+                let (w, h) = (size.discrete.width, size.discrete.height)
+                var rates: [Double] = []
+                var rateIndex: UInt32 = 0
+                while true {
+                    var interval = v4l2_frmivalenum()
+                    interval.index = rateIndex
+                    interval.pixel_format = description.pixelformat
+                    interval.width = w
+                    interval.height = h
+                    guard cv4l2_enum_frame_interval(fd, &interval) == 0, interval.type == cv4l2_frmival_discrete() else { break }
+                    rateIndex += 1
+                    if interval.discrete.numerator > 0 { rates.append(Double(interval.discrete.denominator) / Double(interval.discrete.numerator)) }
+                }
+                sizes.append(SizeInfo(width: Int(w), height: Int(h), rates: rates))
+            }
+            formats.append(FormatInfo(fourcc: fourccString(description.pixelformat), description: string(description.description), sizes: sizes))
+        }
+        return formats
     }
 
     /// The device nodes present: `/dev/video*`, in numeric order.
@@ -37,6 +104,34 @@ public struct V4L2Device: Sendable {
         return names.filter { $0.hasPrefix("video") && Int($0.dropFirst(5)) != nil }
             .sorted { Int($0.dropFirst(5))! < Int($1.dropFirst(5))! }
             .map { "\(directory)/\($0)" }
+    }
+
+    /// The `capture --list` text: every device with card, driver, formats, sizes and rates.
+    public static func listing(in directory: String = "/dev") -> String {
+        let nodes = deviceNodes(in: directory)
+        guard !nodes.isEmpty else {
+            return "no video devices (\(directory)/video* is absent): connect a camera, or use a video file or image folder with --device"
+        }
+        return nodes.map { node in
+            do {
+                let fd = try open(node)
+                defer { _ = cv4l2_close(fd) }
+                let caps = try capabilities(fd: fd, path: node)
+                guard caps.canCapture else { return "\(node): \(caps.card) (\(caps.driver)): no video capture (metadata or output node)" }
+                var lines = ["\(node): \(caps.card) (\(caps.driver), \(caps.busInfo))"]
+                for format in formats(fd: fd) {
+                    let sizes = format.sizes.map { size in
+                        "\(size.width)x\(size.height)" + (size.rates.isEmpty ? "" : " @" + size.rates.map { String(format: "%g", $0) }.joined(separator: "/"))
+                    }
+                    lines.append("  \(format.fourcc.padding(toLength: 5, withPad: " ", startingAt: 0)) \(format.description): \(sizes.joined(separator: ", "))")
+                }
+                return lines.joined(separator: "\n")
+            } catch let error as MarkerKitError {
+                return "\(node): \(error.description)"
+            } catch {
+                return "\(node): \(error)"
+            }
+        }.joined(separator: "\n")
     }
 
     static func openError(path: String, errno code: Int32) -> MarkerKitError {
@@ -52,6 +147,14 @@ public struct V4L2Device: Sendable {
         default:
             return .badInput("cannot open camera '\(path)': \(String(cString: strerror(code)))")
         }
+    }
+
+    static func fourccString(_ code: UInt32) -> String {
+        String(decoding: (0..<4).map { UInt8((code >> (8 * $0)) & 0xFF) }, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+    }
+
+    static func fourcc(_ text: String) -> UInt32 {
+        Array(text.utf8.prefix(4)).enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
     }
 
     /// A fixed-size C char array (imported as a tuple) as a String, up to its first NUL.

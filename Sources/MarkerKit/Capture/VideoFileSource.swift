@@ -35,6 +35,7 @@ public final class VideoFileSource: FrameSource {
         }
         guard status == 1 else { return nil }
         defer { index += 1 }
-        return SourcedFrame(source: url.relativePath, index: index, frame: Frame(bridged: image, format: .bgr8))
+        let fps = framesPerSecond > 0 ? framesPerSecond : 25
+        return SourcedFrame(source: url.relativePath, index: index, frame: Frame(bridged: image, format: .bgr8), time: Double(index) / fps)
     }
 }

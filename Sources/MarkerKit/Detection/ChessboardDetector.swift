@@ -30,6 +30,16 @@ public struct ChessboardDetector: Sendable {
         self.halfWindow = halfWindow
     }
 
+    /// cornerSubPix on corners found elsewhere (a downscaled frame), at full resolution.
+    public static func refine(_ corners: [Point2], in image: GrayImage, halfWindow: Int) throws -> [Point2] {
+        var xy = corners.flatMap { [$0.x, $0.y] }
+        let status = image.pixels.withUnsafeBufferPointer {
+            cvb_refine_corners($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), &xy, Int32(corners.count), Int32(halfWindow))
+        }
+        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        return (0..<corners.count).map { Point2(x: xy[2 * $0], y: xy[2 * $0 + 1]) }
+    }
+
     /// The inner corners row by row in OpenCV's order, or nil when the board is not found.
     public func detect(in image: GrayImage) throws -> [Point2]? {
         var xy = [Double](repeating: 0, count: 2 * innerColumns * innerRows)

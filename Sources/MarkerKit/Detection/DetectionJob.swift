@@ -7,16 +7,18 @@ public struct DetectionJob {
     public var detector: MarkerDetector
     public var poseEstimator: MarkerPoseEstimator?
     public var annotationDirectory: URL?
-    /// Per-stage timings, collected when not nil.
-    public var timings: StageTimings?
+    private var analyzer: MarkerFrameAnalyzer
     private var usedNames = Set<String>()
+
+    /// Per-stage timings, collected when asked for.
+    public var timings: StageTimings? { analyzer.timings }
 
     public init(detector: MarkerDetector = MarkerDetector(), poseEstimator: MarkerPoseEstimator? = nil,
                 annotationDirectory: URL? = nil, collectTimings: Bool = false) {
         self.detector = detector
         self.poseEstimator = poseEstimator
         self.annotationDirectory = annotationDirectory
-        self.timings = collectTimings ? StageTimings() : nil
+        analyzer = MarkerFrameAnalyzer(collectTimings: collectTimings)
     }
 
     public struct Summary: Sendable {
@@ -75,17 +77,11 @@ public struct DetectionJob {
     }
 
     private mutating func process(_ sourced: SourcedFrame, annotating frame: inout Frame) throws -> DetectionReport.FrameResult {
-        let markers = try detector.detect(in: sourced.frame, timings: &timings)
-        var poses: [Int: MarkerPose] = [:]
-        if let estimator = poseEstimator {
-            for (index, marker) in markers.enumerated() { poses[index] = try estimator.pose(of: marker) }
-        }
-        if annotationDirectory != nil {
-            try MarkerAnnotator(poseEstimator: poseEstimator).annotate(&frame, markers: markers, poses: poses)
-        }
-        return DetectionReport.FrameResult(
-            source: sourced.source, index: sourced.index, width: sourced.frame.width, height: sourced.frame.height,
-            markers: markers.enumerated().map { DetectionReport.Marker($0.element, pose: poses[$0.offset]) })
+        analyzer.poseEstimator = poseEstimator
+        analyzer.detector = detector
+        let (result, annotated) = try analyzer.analyze(sourced, annotate: annotationDirectory != nil)
+        if let annotated { frame = annotated }
+        return result
     }
 
     /// `DIR/stem.ext`, or `DIR/stem-2.ext`, ... when an earlier input of this job took the name.

@@ -56,9 +56,14 @@ public struct CalibrationVerification {
 
     /// The rendered views (scene and image), reproducible from the seed.
     public func renderViews() throws -> [(scene: Scene, image: GrayImage)] {
-        var random = SeededRandom(seed: seed)
         let renderer = SceneRenderer()
-        var out: [(Scene, GrayImage)] = []
+        return try viewScenes().map { ($0, try renderer.render($0)) }
+    }
+
+    /// The views as scenes: the board placed as a careful user holds it, whole in the image.
+    public func viewScenes() throws -> [Scene] {
+        var random = SeededRandom(seed: seed)
+        var out: [Scene] = []
         let s = board.square.millimetres
         let centre = (Double(board.innerColumns - 1) * s / 2, Double(board.innerRows - 1) * s / 2)
         var attempts = 0
@@ -90,9 +95,34 @@ public struct CalibrationVerification {
                                                   (Double(board.innerColumns + 1) * s, Double(board.innerRows + 1) * s, 0),
                                                   (-2 * s, Double(board.innerRows + 1) * s, 0)], pose: scene.targets[0].pose, camera: camera)
             guard outline.allSatisfy({ $0.x > 2 && $0.y > 2 && $0.x < Double(width) - 3 && $0.y < Double(height) - 3 }) else { continue }
-            out.append((scene, try renderer.render(scene)))
+            out.append(scene)
         }
         return out
+    }
+
+    /// A video of a hand moving the board from view to view: each view held still for `hold` frames,
+    /// `move` frames of motion in between, at `fps`. Written to `url` (MJPEG AVI).
+    public func renderClip(to url: URL, hold: Int, move: Int, fps: Double) throws {
+        let scenes = try viewScenes()
+        let renderer = SceneRenderer()
+        let writer = try VideoFileWriter(url: url, width: width, height: height, framesPerSecond: fps)
+        func frame(_ scene: Scene) throws -> Frame {
+            let gray = try renderer.render(scene)
+            return Frame(width: width, height: height, stride: 3 * width, format: .bgr8, bytes: gray.pixels.flatMap { [$0, $0, $0] })
+        }
+        for (index, scene) in scenes.enumerated() {
+            for _ in 0..<hold { try writer.write(try frame(scene)) }
+            guard index + 1 < scenes.count else { break }
+            let a = scene.targets[0].pose, b = scenes[index + 1].targets[0].pose
+            for step in 1...max(move, 1) {
+                let f = Double(step) / Double(move + 1)
+                var moving = scene
+                moving.targets[0].pose = Pose3D(rvec: zip(a.rvec, b.rvec).map { $0 + ($1 - $0) * f },
+                                                tvec: zip(a.tvec, b.tvec).map { $0 + ($1 - $0) * f })
+                try writer.write(try frame(moving))
+            }
+        }
+        try writer.finish()
     }
 
     public func run() throws -> Summary {

@@ -1,0 +1,61 @@
+import Foundation
+
+/// `capture.json`, written beside the images `markerkit capture` saves: the board and every view with
+/// the time it was taken and its measures. `markerkit calibrate` reads it (images and board at once).
+public struct CaptureLog: Codable, Sendable {
+    public struct Entry: Codable, Sendable {
+        public let file: String
+        public let time: Double
+        public let parameters: CaptureAssistant.ViewParameters?
+        public let sharpness: Double?
+
+        public init(file: String, time: Double, parameters: CaptureAssistant.ViewParameters?, sharpness: Double?) {
+            self.file = file
+            self.time = time
+            self.parameters = parameters
+            self.sharpness = sharpness
+        }
+    }
+
+    public var format = "markerkit-capture"
+    public var formatVersion = 1
+    public var units = "mm"
+    public var source: String
+    public var board: BoardSpec.Count?
+    public var squareSize: BoardSpec.Measure?
+    public var images: [Entry] = []
+    public var generator = MarkerKitVersion.generator
+
+    public init(source: String, board: Checkerboard?) {
+        self.source = source
+        self.board = board.map { BoardSpec.Count(columns: $0.innerColumns, rows: $0.innerRows) }
+        squareSize = board.map { BoardSpec.Measure(value: $0.square.millimetres, unit: "mm") }
+    }
+
+    public func checkerboard() throws -> Checkerboard? {
+        guard let board, let squareSize else { return nil }
+        return try Checkerboard(innerColumns: board.columns, innerRows: board.rows,
+                                square: try Length(parsing: "\(squareSize.value)\(squareSize.unit)", what: "square_size"))
+    }
+
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        var data = try encoder.encode(self)
+        data.append(0x0A)
+        return data
+    }
+
+    /// Reads a capture log; the images it lists are resolved against its folder.
+    public static func read(from url: URL) throws -> (log: CaptureLog, images: [URL]) {
+        guard let data = try? Data(contentsOf: url) else { throw MarkerKitError.missingInput("cannot read capture log '\(url.path)'") }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        guard let log = try? decoder.decode(CaptureLog.self, from: data), log.format == "markerkit-capture" else {
+            throw MarkerKitError.badInput("'\(url.path)' is not a markerkit capture log")
+        }
+        let folder = url.deletingLastPathComponent()
+        return (log, log.images.map { folder.appendingPathComponent($0.file) })
+    }
+}

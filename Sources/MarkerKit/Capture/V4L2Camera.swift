@@ -1,0 +1,153 @@
+import CV4L2
+import Foundation
+
+/// A webcam streaming through libv4l2 with memory-mapped buffers: the frame source for live capture.
+public final class V4L2Camera: FrameSource {
+    public let path: String
+    public let format: PixelConversion.CameraFormat
+    public let width: Int
+    public let height: Int
+    /// Deliver BGR frames (else gray, straight from the luma of YUYV).
+    public var color: Bool
+    private let fd: Int32
+    private let buffers: [(start: UnsafeMutableRawPointer, length: Int)]
+    private let bytesPerLine: Int
+    private var index = 0
+    private let started = ContinuousClock.now
+
+    /// Opens and starts streaming. `size` and `fps` nil take the driver's choice; `format` nil picks
+    /// YUYV, then MJPEG, then GREY among what the camera offers.
+    public init(path: String, size: (Int, Int)?, fps: Double?, format requested: PixelConversion.CameraFormat?, color: Bool) throws {
+        self.path = path
+        self.color = color
+        let fd = try V4L2Device.open(path)
+        var buffers: [(start: UnsafeMutableRawPointer, length: Int)] = []
+        do {
+            let stream = try Self.start(fd: fd, path: path, size: size, fps: fps, requested: requested, buffers: &buffers)
+            (format, width, height, bytesPerLine) = stream
+        } catch {
+            for b in buffers { _ = cv4l2_munmap(b.start, b.length) }
+            _ = cv4l2_close(fd)
+            throw error
+        }
+        self.fd = fd
+        self.buffers = buffers
+    }
+
+    private static func start(fd: Int32, path: String, size: (Int, Int)?, fps: Double?, requested: PixelConversion.CameraFormat?,
+                              buffers: inout [(start: UnsafeMutableRawPointer, length: Int)]) throws
+        -> (PixelConversion.CameraFormat, Int, Int, Int) {
+        let caps = try V4L2Device.capabilities(fd: fd, path: path)
+        guard caps.canCapture, caps.canStream else {
+            throw MarkerKitError.badInput("'\(path)' (\(caps.card)) cannot stream video capture (see markerkit capture --list)")
+        }
+        let chosen = try choose(format: requested, size: size, offered: V4L2Device.formats(fd: fd), path: path)
+        var f = v4l2_format()
+        f.type = cv4l2_buf_type_capture()
+        switch chosen {
+        case .yuyv: f.fmt.pix.pixelformat = cv4l2_pix_yuyv()
+        case .grey: f.fmt.pix.pixelformat = cv4l2_pix_grey()
+        case .mjpeg: f.fmt.pix.pixelformat = cv4l2_pix_mjpeg()
+        }
+        f.fmt.pix.field = cv4l2_field_any()
+        if let (w, h) = size { f.fmt.pix.width = UInt32(w); f.fmt.pix.height = UInt32(h) }
+        guard cv4l2_set_format(fd, &f) == 0 else { throw ioctlError("set the format of", path, errno) }
+        if let (w, h) = size, (Int(f.fmt.pix.width), Int(f.fmt.pix.height)) != (w, h) {
+            throw MarkerKitError.badInput("camera '\(path)' cannot deliver \(w)x\(h) in \(chosen.rawValue.uppercased()); it offered \(f.fmt.pix.width)x\(f.fmt.pix.height) (see markerkit capture --list)")
+        }
+        if let fps {
+            var parameters = v4l2_streamparm()
+            parameters.type = cv4l2_buf_type_capture()
+            parameters.parm.capture.timeperframe.numerator = 1000
+            parameters.parm.capture.timeperframe.denominator = UInt32((fps * 1000).rounded())
+            _ = cv4l2_set_parameters(fd, &parameters) // best effort: drivers round to what they support
+        }
+        var request = v4l2_requestbuffers()
+        request.count = 4
+        request.type = cv4l2_buf_type_capture()
+        request.memory = cv4l2_memory_mmap()
+        guard cv4l2_request_buffers(fd, &request) == 0, request.count >= 2 else { throw ioctlError("get buffers from", path, errno) }
+        for i in 0..<request.count {
+            var buffer = v4l2_buffer()
+            buffer.type = cv4l2_buf_type_capture()
+            buffer.memory = cv4l2_memory_mmap()
+            buffer.index = i
+            guard cv4l2_query_buffer(fd, &buffer) == 0 else { throw ioctlError("query a buffer of", path, errno) }
+            let start = cv4l2_mmap(fd, Int(buffer.length), Int64(buffer.m.offset))
+            guard let start, start != UnsafeMutableRawPointer(bitPattern: -1) else { throw ioctlError("map a buffer of", path, errno) }
+            buffers.append((start, Int(buffer.length)))
+            guard cv4l2_queue_buffer(fd, &buffer) == 0 else { throw ioctlError("queue a buffer of", path, errno) }
+        }
+        guard cv4l2_stream_on(fd) == 0 else { throw ioctlError("start streaming from", path, errno) }
+        return (chosen, Int(f.fmt.pix.width), Int(f.fmt.pix.height), Int(f.fmt.pix.bytesperline))
+    }
+
+    deinit {
+        _ = cv4l2_stream_off(fd)
+        for b in buffers { _ = cv4l2_munmap(b.start, b.length) }
+        _ = cv4l2_close(fd)
+    }
+
+    public var name: String { path }
+
+    /// The format to ask for: the requested one if offered (and the size with it), else the first of
+    /// YUYV, MJPEG, GREY that is. Pure, so it is tested without a camera.
+    static func choose(format requested: PixelConversion.CameraFormat?, size: (Int, Int)?, offered: [V4L2Device.FormatInfo],
+                       path: String) throws -> PixelConversion.CameraFormat {
+        func code(_ f: PixelConversion.CameraFormat) -> String {
+            switch f {
+            case .yuyv: return "YUYV"
+            case .grey: return "GREY"
+            case .mjpeg: return "MJPG"
+            }
+        }
+        func holds(_ f: V4L2Device.FormatInfo) -> Bool {
+            guard let (w, h) = size else { return true }
+            // Drivers with stepwise sizes list their maximum only: accept anything up to it.
+            return f.sizes.contains { ($0.width == w && $0.height == h) || ($0.rates.isEmpty && $0.width >= w && $0.height >= h) }
+        }
+        let names = offered.map(\.fourcc).joined(separator: ", ")
+        if let requested {
+            guard let info = offered.first(where: { $0.fourcc == code(requested) }) else {
+                throw MarkerKitError.badInput("camera '\(path)' does not offer \(code(requested)) (it offers \(names.isEmpty ? "nothing" : names))")
+            }
+            guard holds(info) else {
+                let sizes = info.sizes.map { "\($0.width)x\($0.height)" }.joined(separator: ", ")
+                throw MarkerKitError.badInput("camera '\(path)' has no \(size!.0)x\(size!.1) in \(code(requested)) (sizes: \(sizes))")
+            }
+            return requested
+        }
+        for candidate in [PixelConversion.CameraFormat.yuyv, .mjpeg, .grey] {
+            if let info = offered.first(where: { $0.fourcc == code(candidate) }), holds(info) { return candidate }
+        }
+        if let (w, h) = size { throw MarkerKitError.badInput("camera '\(path)' offers no \(w)x\(h) in YUYV, MJPEG or GREY (see markerkit capture --list)") }
+        throw MarkerKitError.badInput("camera '\(path)' offers none of YUYV, MJPEG, GREY (it offers \(names.isEmpty ? "nothing" : names))")
+    }
+
+    public func next() throws -> SourcedFrame? {
+        let ready = cv4l2_wait(fd, 2000)
+        guard ready > 0 else {
+            throw MarkerKitError.badInput(ready == 0 ? "camera '\(path)' sent no frame for 2 s" : "camera '\(path)' failed: \(String(cString: strerror(errno)))")
+        }
+        var buffer = v4l2_buffer()
+        buffer.type = cv4l2_buf_type_capture()
+        buffer.memory = cv4l2_memory_mmap()
+        guard cv4l2_dequeue_buffer(fd, &buffer) == 0 else {
+            if errno == EAGAIN { return try next() }
+            throw Self.ioctlError("read a frame from", path, errno)
+        }
+        defer { _ = cv4l2_queue_buffer(fd, &buffer) }
+        let b = buffers[Int(buffer.index)]
+        let frame = try PixelConversion.frame(from: UnsafeRawBufferPointer(start: b.start, count: Int(buffer.bytesused)), format: format,
+                                              width: width, height: height, bytesPerLine: bytesPerLine, color: color)
+        defer { index += 1 }
+        let elapsed = ContinuousClock.now - started
+        return SourcedFrame(source: path, index: index, frame: frame,
+                            time: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    }
+
+    static func ioctlError(_ what: String, _ path: String, _ code: Int32) -> MarkerKitError {
+        code == EBUSY ? .badInput("camera '\(path)' is busy: another program is using it")
+            : .badInput("cannot \(what) camera '\(path)': \(String(cString: strerror(code)))")
+    }
+}

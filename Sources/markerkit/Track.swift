@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import MarkerKit
+
+struct Track: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Live marker detection and pose from a camera (or a video file), as JSON lines.",
+        discussion: """
+        From a camera only the newest frame is processed, so the output never lags; frames skipped meanwhile \\
+        are counted as dropped. From a video file every frame is processed, and the output is the same as \\
+        'markerkit detect --jsonl' on that file. Ctrl-C stops; everything written so far stays.
+
+        Examples:
+          markerkit track --device /dev/video0 --calibration webcam --marker-size 50mm --jsonl -
+          markerkit track --device clip.avi --calibration intrinsics.yml --marker-size 5cm --record tracked.avi
+        """
+    )
+
+    @OptionGroup var source: SourceOptions
+    @Option(help: ArgumentHelp("A stored calibration name or a calibration file.", valueName: "name|file")) var calibration: String
+    @Option(help: ArgumentHelp("Side of the markers' outer black square, with a unit.", valueName: "length")) var markerSize: String
+    @Option(help: ArgumentHelp("Write one JSON object per frame and line to this file, or - for stdout.", valueName: "file|-")) var jsonl: String?
+    @Option(help: ArgumentHelp("Record the annotated picture to a video file (.avi or .mp4).", valueName: "file")) var record: String?
+
+    func run() throws {
+        let side = try Length.positive(markerSize, what: "--marker-size")
+        let camera = try CalibrationStore.default.resolve(calibration)
+        let transform = try source.transform()
+        let recordURL = record.map { URL(fileURLWithPath: $0) }
+        if let recordURL {
+            try OutputFiles.checkDestination(recordURL)
+            guard ["avi", "mp4"].contains(recordURL.pathExtension.lowercased()) else {
+                throw MarkerKitError.cannotWrite("cannot record to '\(recordURL.path)': use .avi or .mp4")
+            }
+        }
+        let jsonURL = jsonl.flatMap { $0 == "-" ? nil : URL(fileURLWithPath: $0) }
+        if let jsonURL { try OutputFiles.checkDestination(jsonURL) }
+        let isCamera = FrameSources.isCamera(source.device)
+        let feed = FrameFeed(source: try source.open(color: recordURL != nil), isCamera: isCamera)
+        var analyzer = MarkerFrameAnalyzer(poseEstimator: MarkerPoseEstimator(calibration: camera, side: side.value(in: .m)),
+                                           transform: transform)
+        var lines = try jsonl.map { _ in try JSONLines(url: jsonURL) }
+        var writer: VideoFileWriter?
+        var detections = 0
+        var ids = Set<Int>()
+        Interrupt.install()
+        while !Interrupt.requested, let sourced = try feed.next() {
+            let (result, annotated) = try analyzer.analyze(sourced, annotate: recordURL != nil)
+            try lines?.write(result)
+            if let recordURL, let annotated {
+                if writer == nil {
+                    writer = try VideoFileWriter(url: recordURL, width: annotated.width, height: annotated.height,
+                                                 framesPerSecond: isCamera ? (source.fps ?? 30) : 25,
+                                                 fourcc: recordURL.pathExtension.lowercased() == "mp4" ? "mp4v" : "MJPG")
+                }
+                try writer?.write(annotated)
+            }
+            detections += result.markers.count
+            ids.formUnion(result.markers.map(\.id))
+            status(String(format: "frame %d, %d markers, %.1f fps, %d dropped", sourced.index, result.markers.count, feed.framesPerSecond, feed.dropped))
+        }
+        feed.stop()
+        endStatus()
+        try lines?.finish()
+        try writer?.finish()
+        let summary = String(format: "%d frames, %d detections, IDs %@, %.1f fps, %d dropped%@", feed.processed, detections,
+                             ids.sorted().map(String.init).joined(separator: " "), feed.framesPerSecond, feed.dropped,
+                             Interrupt.requested ? " (stopped by Ctrl-C)" : "")
+        if jsonl == "-" { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
+        if let url = writer?.url { print("recorded \(url.relativePath)") }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import MarkerKit
+
+/// `markerkit capture` and `markerkit track` without a camera: the error paths of a missing or wrong
+/// device, a video file standing in for the camera, and the capture assistant on a rendered clip.
+@Suite struct CaptureCLITests {
+    static let single = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/aruco-original-photos/single")
+
+    static let badCases: [(arguments: [String], status: Int32, says: String)] = [
+        (["capture", "--device", "/dev/video-absent-9", "--out", "o", "--every", "1"], 66, "see markerkit capture --list"),
+        (["capture", "--device", "/dev/null", "--out", "o", "--every", "1"], 65, "is not a V4L2 video device"),
+        (["track", "--device", "/dev/video-absent-9", "--calibration", "cam.yml", "--marker-size", "5cm"], 66, "see markerkit capture --list"),
+        (["track", "--device", "/dev/null", "--calibration", "cam.yml", "--marker-size", "5cm"], 65, "is not a V4L2 video device"),
+        (["track", "--device", "nothing.avi", "--calibration", "cam.yml", "--marker-size", "5cm"], 66, "no camera, video or image folder"),
+        (["track", "--device", "/dev/null", "--calibration", "cam.yml", "--marker-size", "5"], 64, "has no unit"),
+        (["track", "--device", "/dev/null", "--calibration", "cam.yml", "--marker-size", "5cm", "--rotate", "45"], 64, "--rotate 45"),
+        (["capture", "--device", "/dev/video-absent-9", "--out", "o", "--format", "h264", "--every", "1"], 64, "--format 'h264'"),
+        (["capture", "--device", "/dev/video-absent-9", "--out", "o", "--auto"], 64, "--auto needs --board"),
+        (["capture", "--out", "o"], 64, "give --device"),
+        (["capture", "--device", "/dev/video-absent-9", "--out", "o"], 64, "give --every"),
+    ]
+
+    @Test(arguments: 0..<badCases.count)
+    func absentAndWrongDevicesGetOneLine(index: Int) throws {
+        let (arguments, status, says) = Self.badCases[index]
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.copyItem(at: Self.single.appendingPathComponent("intrinsics.yml"), to: dir.appendingPathComponent("cam.yml"))
+        let result = try CLI.run(arguments, in: dir)
+        #expect(result.status == status, "\(arguments): \(result.stderr)")
+        #expect(result.stderrLines.count == 1, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.hasPrefix("markerkit: error: ") && result.stderr.contains(says), "\(arguments): \(result.stderr)")
+        #expect(try files(in: dir) == ["cam.yml"], "nothing created")
+    }
+
+    @Test func listingWithoutCamerasSaysSo() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try CLI.run(["capture", "--list"], in: dir)
+        #expect(result.status == 0)
+        let cameras = V4L2Device.deviceNodes()
+        if cameras.isEmpty {
+            #expect(result.stdout.contains("no video devices"))
+        } else {
+            #expect(cameras.allSatisfy { result.stdout.contains($0) })
+        }
+    }
+
+    @Test func trackOnTheVideoMatchesDetect() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let video = Self.single.appendingPathComponent("video.avi").path, calibration = Self.single.appendingPathComponent("intrinsics.yml").path
+        let track = try CLI.run(["track", "--device", video, "--calibration", calibration, "--marker-size", "5cm", "--jsonl", "track.jsonl",
+                                 "--record", "tracked.avi"], in: dir)
+        #expect(track.status == 0, "\(track.stderr)")
+        let detect = try CLI.run(["detect", video, "--calibration", calibration, "--marker-size", "5cm", "--jsonl"], in: dir)
+        let tracked = try String(contentsOf: dir.appendingPathComponent("track.jsonl"), encoding: .utf8)
+        #expect(tracked == detect.stdout, "track and detect report the same frames")
+        let lines = tracked.split(separator: "\n")
+        #expect(lines.count == 145)
+        var detections = 0
+        var ids = Set<Int>()
+        for line in lines {
+            let frame = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            for marker in frame["markers"] as! [[String: Any]] { detections += 1; ids.insert(marker["id"] as! Int) }
+        }
+        print("measured: track on video.avi, \(detections) detections, IDs \(ids.sorted())")
+        #expect(detections >= 778)
+        #expect(ids == [101, 601, 701, 801, 901, 1001])
+        #expect(track.stdout.contains("145 frames") && track.stdout.contains("0 dropped"))
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("tracked.avi").path))
+    }
+
+    @Test func theAssistantCapturesARenderedClipAndCalibrates() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A 480x360 clip of a hand moving a 9x6 board from view to view (held 0.7 s each, at 10 fps).
+        let camera = BuiltInCamera.webcam(width: 480, height: 360)
+        let clip = dir.appendingPathComponent("clip.avi")
+        try CalibrationVerification(camera: camera, width: 480, height: 360, views: 20, seed: 5)
+            .renderClip(to: clip, hold: 7, move: 3, fps: 10)
+        let board = try Checkerboard(innerColumns: 9, innerRows: 6, square: .mm(30))
+        try BoardSpec(board: board, page: PageSize(name: "A4", width: .mm(210), height: .mm(297)), origin: (0, 0)).encoded()
+            .write(to: dir.appendingPathComponent("board.json"))
+        let result = try CLI.run(["capture", "--device", "clip.avi", "--out", "views", "--board", "board.json", "--auto", "--count", "12",
+                                  "--calibrate", "rendered"], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("saved 12 frames"), "\(result.stdout)")
+        let (log, images) = try CaptureLog.read(from: dir.appendingPathComponent("views/capture.json"))
+        #expect(images.count == 12 && log.images.allSatisfy { $0.parameters != nil && ($0.sharpness ?? 0) > 20 })
+        // Every kept view differs from every other by more than the novelty gate.
+        let parameters = log.images.compactMap(\.parameters)
+        for (i, a) in parameters.enumerated() {
+            for b in parameters[(i + 1)...] {
+                #expect(abs(a.x - b.x) + abs(a.y - b.y) + abs(a.size - b.size) + abs(a.skew - b.skew) > 0.2)
+            }
+        }
+        let stored = try CameraCalibration.read(from: dir.appendingPathComponent("Calibrations/rendered.yaml"))
+        let error = abs(stored.fx - camera.fx) / camera.fx
+        print(String(format: "measured: capture assistant on a rendered clip, 12 views, fx %.2f vs %.2f (%.3f%%)", stored.fx, camera.fx, 100 * error))
+        #expect(error < 0.01)
+        // calibrate reads the capture log by itself.
+        let again = try CLI.run(["calibrate", "views", "--name", "again"], in: dir)
+        #expect(again.status == 0 && again.stdout.contains("calibrated from 12 of 12 images"), "\(again.stderr)")
+    }
+}
