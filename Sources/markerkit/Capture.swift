@@ -8,7 +8,7 @@ struct Capture: ParsableCommand {
         discussion: """
         Without a board, frames are saved on a key press (space or enter; q quits) or every --every \\
         seconds. With --board and --auto, a view is saved only when the board is found, held still for \\
-        half a second, sharp, and new (its position, size and skew differ from every saved view, as in \\
+        half a second, sharp, and new; with a display a preview window shows the board as found (its position, size and skew differ from every saved view, as in \\
         ROS's calibrator); four coverage bars show how much of each range is covered. It stops at --count \\
         or when coverage is full, writes DIR/capture.json (which 'markerkit calibrate DIR' reads), and with \\
         --calibrate NAME calibrates at once. Ctrl-C stops; every saved frame and the log stay.
@@ -64,6 +64,7 @@ struct Capture: ParsableCommand {
             settings.count = count
             return CaptureAssistant(settings: settings)
         }
+        let preview = PreviewWindow(title: "markerkit capture")
         Interrupt.install()
         var lastSaved: Double?
         var saved: [URL] = []
@@ -93,6 +94,11 @@ struct Capture: ParsableCommand {
                 case .none: break
                 }
                 status("frames \(feed.processed), saved \(saved.count)/\(count): space saves, q quits \(String(format: "%.1f fps", feed.framesPerSecond))")
+            }
+            if preview.isAvailable {
+                var picture = sourced.frame
+                if let corners = assistant?.lastCorners { try MarkerAnnotator().drawPoints(&picture, corners, color: save ? (0, 220, 0) : (0, 180, 255)) }
+                if preview.show(picture) == "q" { Interrupt.requested = true }
             }
             guard save else { continue }
             lastSaved = sourced.time

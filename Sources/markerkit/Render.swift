@@ -35,6 +35,7 @@ struct Render: ParsableCommand {
         Examples:
           markerkit render --seed 7 --count 20 -o renders/
           markerkit render --count 100 --calibration webcam --noise 2 --blur 0.5 -o hard/
+          markerkit render --clip 20 --size 640x480 -o clip.avi    # then: capture --device clip.avi --auto
         """
     )
 
@@ -45,9 +46,12 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Gaussian noise, standard deviation in gray levels.", valueName: "sigma")) var noise: Double = 0
     @Option(help: ArgumentHelp("Gaussian blur, standard deviation in pixels.", valueName: "sigma")) var blur: Double = 0
     @Option(help: ArgumentHelp("JPEG quality 1-100 (default: none).", valueName: "quality")) var jpeg: Int?
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output folder (created when missing).", valueName: "dir")) var output: String
+    @Option(help: ArgumentHelp("Instead of marker images: a video of a 9x6 board (30 mm squares) moved through this many calibration views, with its board spec beside it.", valueName: "views"))
+    var clip: Int?
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output folder (created when missing), or the video file with --clip.", valueName: "dir|file")) var output: String
 
     func run() throws {
+        if let clip { return try renderClip(views: clip) }
         guard (1...100_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-100000") }
         guard noise.isFinite, noise >= 0, noise <= 100, blur.isFinite, blur >= 0, blur <= 20 else {
             throw MarkerKitError.invalidArgument("--noise must be 0-100 and --blur 0-20")
@@ -78,5 +82,23 @@ struct Render: ParsableCommand {
         files.add(try RenderTruthFile(camera: camera, scenes: entries).encoded(), at: directory.appendingPathComponent("truth.json"))
         try files.commit()
         print("rendered \(count) images \(camera.imageWidth)x\(camera.imageHeight) into \(directory.relativePath)/ with truth.json (camera \(camera.name), seed \(seed))")
+    }
+
+    /// A clip for the capture assistant: each view held 0.7 s, 0.3 s of motion between, at 10 fps.
+    func renderClip(views: Int) throws {
+        guard (2...500).contains(views) else { throw MarkerKitError.invalidArgument("--clip \(views) is outside 2-500") }
+        let url = URL(fileURLWithPath: output)
+        guard url.pathExtension.lowercased() == "avi" else { throw MarkerKitError.cannotWrite("cannot write '\(output)': --clip writes an .avi") }
+        try OutputFiles.checkDestination(url)
+        let camera = try renderCamera(calibration: calibration, size: size)
+        var verification = try CalibrationVerification(camera: camera, width: camera.imageWidth, height: camera.imageHeight, views: views, seed: seed)
+        verification.noise = noise
+        verification.blur = blur
+        try verification.renderClip(to: url, hold: 7, move: 3, fps: 10)
+        let spec = url.deletingPathExtension().appendingPathExtension("json")
+        var files = OutputFiles()
+        files.add(try BoardSpec(board: verification.board, page: PageSize(name: "A4", width: .mm(210), height: .mm(297)), origin: (0, 0)).encoded(), at: spec)
+        try files.commit()
+        print("rendered \(url.relativePath): \(views) views of a \(verification.board.summary) board, \(camera.imageWidth)x\(camera.imageHeight) at 10 fps (camera \(camera.name), fx \(String(format: "%.2f", camera.fx))); board spec \(spec.relativePath)")
     }
 }

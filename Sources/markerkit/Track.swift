@@ -6,6 +6,7 @@ struct Track: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Live marker detection and pose from a camera (or a video file), as JSON lines.",
         discussion: """
+        With a display, a preview window shows outlines, IDs, axes and cubes (q closes it and stops). \
         From a camera only the newest frame is processed, so the output never lags; frames skipped meanwhile \\
         are counted as dropped. From a video file every frame is processed, and the output is the same as \\
         'markerkit detect --jsonl' on that file. Ctrl-C stops; everything written so far stays.
@@ -43,9 +44,11 @@ struct Track: ParsableCommand {
         var writer: VideoFileWriter?
         var detections = 0
         var ids = Set<Int>()
+        let preview = PreviewWindow(title: "markerkit track")
         Interrupt.install()
         while !Interrupt.requested, let sourced = try feed.next() {
-            let (result, annotated) = try analyzer.analyze(sourced, annotate: recordURL != nil)
+            let (result, annotated) = try analyzer.analyze(sourced, annotate: recordURL != nil || preview.isAvailable)
+            if let annotated, preview.show(annotated) == "q" { break }
             try lines?.write(result)
             if let recordURL, let annotated {
                 if writer == nil {

@@ -1,3 +1,4 @@
+import CVBridge
 import Foundation
 import Testing
 @testable import MarkerKit
@@ -87,6 +88,20 @@ import Testing
             }
         }
         #expect(throws: MarkerKitError.self) { try FrameTransform(rotate: 45, mirror: false) }
+    }
+
+    @Test func thePreviewStaysOffWithoutADisplay() throws {
+        let env = ProcessInfo.processInfo.environment
+        let window = PreviewWindow(title: "test")
+        if (env["DISPLAY"] ?? "").isEmpty && (env["WAYLAND_DISPLAY"] ?? "").isEmpty {
+            #expect(!window.isAvailable)
+            #expect(window.show(Frame(width: 2, height: 2, stride: 2, format: .gray8, bytes: [0, 1, 2, 3])) == nil)
+        }
+        // The bridge refuses without a display instead of opening anything.
+        var pixels = [UInt8](repeating: 0, count: 12)
+        unsetenv("DISPLAY"); unsetenv("WAYLAND_DISPLAY")
+        #expect(cvb_preview_show("t", &pixels, 2, 2, 6, 1) == CVB_ERR_IO)
+        #expect(String(cString: cvb_last_error()).contains("no display"))
     }
 
     /// A source faster than its consumer: the consumer gets the newest frames, the rest count as dropped.

@@ -220,6 +220,14 @@ int32_t cvb_video_writer_write(cvb_video_writer *writer, const uint8_t *bgr, int
                                int32_t stride);
 void cvb_video_writer_close(cvb_video_writer *writer);
 
+/* ---- Preview window ------------------------------------------------------------------------------ */
+
+/* Shows a BGR image in a window titled `title` (cv::imshow) and polls the keyboard for `wait_ms`
+ * (cv::waitKey). OpenCV's highgui is loaded on first use only, so commands that never show a window do
+ * not pay for its libraries. Returns the key pressed (>= 0), -1 for none, or CVB_ERR_IO when no window
+ * can be shown (no display, or highgui missing). */
+int32_t cvb_preview_show(const char *title, const uint8_t *bgr, int32_t width, int32_t height, int32_t stride, int32_t wait_ms);
+
 /* ---- Drawing on BGR images (annotations) -------------------------------------------------------- */
 
 /* Polyline through `count` points (x,y doubles), anti-aliased, `thickness` pixels, colour b,g,r. */

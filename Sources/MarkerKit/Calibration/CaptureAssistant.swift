@@ -44,6 +44,8 @@ public struct CaptureAssistant {
     public let settings: Settings
     public private(set) var kept: [View] = []
     private var previous: [Point2]?
+    /// The board's corners in the last frame considered (nil when it was not found).
+    public var lastCorners: [Point2]? { previous }
     private var stillSince: Double?
 
     public init(settings: Settings) { self.settings = settings }

@@ -30,6 +30,14 @@ public struct MarkerAnnotator: Sendable {
         }
     }
 
+    /// Dots at `points` (a chessboard's corners in a preview), joined in order.
+    public func drawPoints(_ frame: inout Frame, _ points: [Point2], color: (Int32, Int32, Int32)) throws {
+        guard points.count >= 2 else { return }
+        let thickness = max(1, min(frame.width, frame.height) / 400)
+        try polyline(&frame, points, closed: false, color: color, thickness: thickness)
+        for p in points { try circle(&frame, p, radius: Double(2 + thickness), color: color, thickness: -1) }
+    }
+
     private func check(_ status: Int32) throws {
         guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
     }
