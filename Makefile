@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN := .build/debug/markerkit
 
-.PHONY: demo test build clean
+.PHONY: demo test build bench bench-quick clean
 
 build:
 	scripts/install-deps
@@ -17,6 +17,17 @@ test:
 	scripts/install-deps --test
 	$(SWIFT) build
 	$(SWIFT) test
+
+# Speed against OpenCV in the same run (release build). `make bench-quick` finishes in about a minute.
+bench:
+	scripts/install-deps
+	$(SWIFT) build -c release
+	.build/release/markerkit bench --json bench.json
+
+bench-quick:
+	scripts/install-deps
+	$(SWIFT) build -c release
+	.build/release/markerkit bench --quick
 
 clean:
 	rm -rf .build demo-output

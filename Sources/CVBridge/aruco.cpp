@@ -1,6 +1,7 @@
 // OpenCV's aruco module (legacy 4.6 API) with DICT_ARUCO_ORIGINAL: the independent reference.
 #include <vector>
 #include <opencv2/aruco.hpp>
+#include <opencv2/imgproc.hpp>
 #include "bridge_error.hpp"
 
 namespace {
@@ -29,13 +30,14 @@ extern "C" int32_t cvb_aruco_original_bits(int32_t id, uint8_t *bits) {
 }
 
 extern "C" int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                    int32_t refine_subpix, cvb_marker *out, int32_t capacity) {
+                                    int32_t mode, cvb_marker *out, int32_t capacity) {
     return cvb::guarded("aruco detect", [&]() -> int32_t {
         if (!cvb::valid_gray(gray, width, height, stride) || capacity < 0 || (capacity > 0 && out == nullptr))
             return cvb::fail(CVB_ERR_ARGUMENT, "aruco detect: bad image or output buffer");
         cv::Mat image = cvb::gray_view(gray, width, height, stride);
         auto parameters = cv::aruco::DetectorParameters::create();
-        if (refine_subpix) parameters->cornerRefinementMethod = cv::aruco::CORNER_REFINE_SUBPIX;
+        if (mode == 1) parameters->cornerRefinementMethod = cv::aruco::CORNER_REFINE_SUBPIX;
+        if (mode == 2) parameters->useAruco3Detection = true;
         std::vector<std::vector<cv::Point2f>> corners;
         std::vector<int> ids;
         cv::aruco::detectMarkers(image, original_dictionary(), corners, ids, parameters);
@@ -48,5 +50,14 @@ extern "C" int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t 
             }
         }
         return found;
+    });
+}
+
+extern "C" int32_t cvb_threshold_pass(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, uint8_t *binary) {
+    return cvb::guarded("threshold", [&]() -> int32_t {
+        if (!cvb::valid_gray(gray, width, height, stride) || binary == nullptr) return cvb::fail(CVB_ERR_ARGUMENT, "threshold: bad argument");
+        cv::Mat out(height, width, CV_8UC1, binary);
+        cv::threshold(cvb::gray_view(gray, width, height, stride), out, 0, 255, cv::THRESH_BINARY | cv::THRESH_OTSU);
+        return CVB_OK;
     });
 }

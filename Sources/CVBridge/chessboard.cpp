@@ -31,12 +31,14 @@ extern "C" int32_t cvb_find_chessboard(const uint8_t *gray, int32_t width, int32
         cv::Mat image = cvb::gray_view(gray, width, height, stride);
         std::vector<cv::Point2f> points;
         bool found;
+        const int defaults = cv::CALIB_CB_ADAPTIVE_THRESH | cv::CALIB_CB_NORMALIZE_IMAGE;
         if (method == 1) {
             found = cv::findChessboardCornersSB(image, cv::Size(cols, rows), points,
                                                 cv::CALIB_CB_NORMALIZE_IMAGE | cv::CALIB_CB_ACCURACY);
+        } else if (method == 3 || method == 4) {
+            found = cv::findChessboardCorners(image, cv::Size(cols, rows), points, defaults | (method == 4 ? cv::CALIB_CB_FAST_CHECK : 0));
         } else {
-            found = cv::findChessboardCorners(image, cv::Size(cols, rows), points,
-                                              cv::CALIB_CB_ADAPTIVE_THRESH | cv::CALIB_CB_NORMALIZE_IMAGE);
+            found = cv::findChessboardCorners(image, cv::Size(cols, rows), points, defaults | (method == 2 ? cv::CALIB_CB_FAST_CHECK : 0));
             if (found) {
                 const int half = half_window > 0 ? half_window : half_window_for(points, cols, rows);
                 cv::cornerSubPix(image, points, cv::Size(half, half), cv::Size(-1, -1),
@@ -75,8 +77,10 @@ extern "C" int32_t cvb_resize_gray(const uint8_t *gray, int32_t width, int32_t h
         if (!cvb::valid_gray(gray, width, height, stride) || out == nullptr || out_width < 1 || out_height < 1)
             return cvb::fail(CVB_ERR_ARGUMENT, "resize: bad argument");
         cv::Mat target(out_height, out_width, CV_8UC1, out);
+        // Area averaging when the factor is a whole number (OpenCV has a fast path for it), else bilinear.
+        const bool whole = width % out_width == 0 && height % out_height == 0;
         cv::resize(cvb::gray_view(gray, width, height, stride), target, target.size(), 0, 0,
-                   out_width < width ? cv::INTER_AREA : cv::INTER_LINEAR);
+                   whole ? cv::INTER_AREA : cv::INTER_LINEAR);
         return CVB_OK;
     });
 }

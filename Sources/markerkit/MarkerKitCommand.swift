@@ -19,7 +19,7 @@ struct MarkerKitCommand: ParsableCommand {
           markerkit generate checkerboard --inner 9x6 --square 20mm -o board.pdf
         """,
         version: MarkerKitVersion.string,
-        subcommands: [Generate.self, Detect.self, Calibrate.self, Calibrations.self, Undistort.self, Render.self, Verify.self, Capture.self, Track.self]
+        subcommands: [Generate.self, Detect.self, Calibrate.self, Calibrations.self, Undistort.self, Render.self, Verify.self, Capture.self, Track.self, Bench.self]
     )
 
     /// Parses and runs; every failure becomes one line on stderr and a documented exit code.

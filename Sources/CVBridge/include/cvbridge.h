@@ -48,15 +48,20 @@ typedef struct cvb_marker {
     double corners[8]; /* x0 y0 .. x3 y3: top-left, top-right, bottom-right, bottom-left */
 } cvb_marker;
 
-/* OpenCV's own aruco detector (legacy API), DICT_ARUCO_ORIGINAL, default parameters, optionally with
- * CORNER_REFINE_SUBPIX. Writes up to `capacity` markers and returns how many were found (which may
- * exceed capacity: call again with more room). */
+/* OpenCV's own aruco detector (legacy API), DICT_ARUCO_ORIGINAL, default parameters; mode 1 adds
+ * CORNER_REFINE_SUBPIX, mode 2 turns on useAruco3Detection. Writes up to `capacity` markers and returns
+ * how many were found (which may exceed capacity: call again with more room). */
 int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                         int32_t refine_subpix, cvb_marker *out, int32_t capacity);
+                         int32_t mode, cvb_marker *out, int32_t capacity);
+
+/* One cv::threshold pass (Otsu) over a gray frame into `binary`: the floor for detector timings. */
+int32_t cvb_threshold_pass(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, uint8_t *binary);
 
 /* Chessboard inner corners. method 0: cv::findChessboardCorners (ADAPTIVE_THRESH | NORMALIZE_IMAGE) then
  * cornerSubPix with a (2 * half_window + 1)^2 window (half_window 0: from the corner spacing); method 1:
- * cv::findChessboardCornersSB (sector-based, sub-pixel by itself). `corners` receives 2 * cols * rows
+ * cv::findChessboardCornersSB (sector-based, sub-pixel by itself); method 2: as 0 with
+ * CALIB_CB_FAST_CHECK; methods 3 and 4: findChessboardCorners alone (default flags; with FAST_CHECK),
+ * no refinement, as baselines. `corners` receives 2 * cols * rows
  * doubles in OpenCV's order. Returns 1 if found, 0 if not. */
 int32_t cvb_find_chessboard(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                             int32_t cols, int32_t rows, int32_t method, int32_t half_window, double *corners);

@@ -94,24 +94,9 @@ public struct CaptureAssistant {
         kept.count >= settings.count || (kept.count >= 10 && coverage.allSatisfy { $0 >= 1 })
     }
 
-    /// The board's corners: found on a frame reduced to about 640 px wide, refined at full size.
+    /// The board's corners: found on a reduced frame, refined at full size.
     func findBoard(in gray: GrayImage) throws -> [Point2]? {
-        let board = settings.board
-        let scale = gray.width > 800 ? 640.0 / Double(gray.width) : 1
-        guard scale < 1 else {
-            return try ChessboardDetector(innerColumns: board.innerColumns, innerRows: board.innerRows).detect(in: gray)
-        }
-        let (w, h) = (Int(Double(gray.width) * scale), Int(Double(gray.height) * scale))
-        var small = [UInt8](repeating: 0, count: w * h)
-        let status = gray.pixels.withUnsafeBufferPointer { source in
-            small.withUnsafeMutableBufferPointer { cvb_resize_gray(source.baseAddress, Int32(gray.width), Int32(gray.height), Int32(gray.width), Int32(w), Int32(h), $0.baseAddress) }
-        }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
-        guard let found = try ChessboardDetector(innerColumns: board.innerColumns, innerRows: board.innerRows)
-            .detect(in: GrayImage(width: w, height: h, pixels: small)) else { return nil }
-        let full = found.map { Point2(x: ($0.x + 0.5) / scale - 0.5, y: ($0.y + 0.5) / scale - 0.5) }
-        let spacing = zip(full, full.dropFirst()).map { $0.distance(to: $1) }.min() ?? 10
-        return try ChessboardDetector.refine(full, in: gray, halfWindow: max(2, min(11, Int((spacing / 5).rounded()))))
+        try FastChessboardFinder(innerColumns: settings.board.innerColumns, innerRows: settings.board.innerRows).find(in: gray)
     }
 
     /// ROS camera_calibration's view measures from the board's outer inner-corners.

@@ -8,11 +8,29 @@ public struct ChessboardDetector: Sendable {
         case classic
         /// findChessboardCornersSB (with CALIB_CB_ACCURACY).
         case sectorBased = "sb"
+        /// findChessboardCorners with CALIB_CB_FAST_CHECK + cornerSubPix: quick to say "no board".
+        case classicFastCheck = "fast"
+        /// findChessboardCorners alone, default flags or FAST_CHECK: baselines for the benchmark.
+        case openCVDefault = "opencv"
+        case openCVFastCheck = "opencv-fast"
 
         public var summary: String {
             switch self {
             case .classic: return "findChessboardCorners + cornerSubPix"
             case .sectorBased: return "findChessboardCornersSB"
+            case .classicFastCheck: return "findChessboardCorners (FAST_CHECK) + cornerSubPix"
+            case .openCVDefault: return "findChessboardCorners"
+            case .openCVFastCheck: return "findChessboardCorners (FAST_CHECK)"
+            }
+        }
+
+        var bridgeCode: Int32 {
+            switch self {
+            case .classic: return 0
+            case .sectorBased: return 1
+            case .classicFastCheck: return 2
+            case .openCVDefault: return 3
+            case .openCVFastCheck: return 4
             }
         }
     }
@@ -45,7 +63,7 @@ public struct ChessboardDetector: Sendable {
         var xy = [Double](repeating: 0, count: 2 * innerColumns * innerRows)
         let found = image.pixels.withUnsafeBufferPointer { pixels in
             cvb_find_chessboard(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
-                                Int32(innerColumns), Int32(innerRows), method == .classic ? 0 : 1, Int32(halfWindow), &xy)
+                                Int32(innerColumns), Int32(innerRows), method.bridgeCode, Int32(halfWindow), &xy)
         }
         guard found >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
         guard found == 1 else { return nil }

@@ -146,17 +146,25 @@ public enum CornerRefiner {
         let samples = min(max(Int(length / 1.5), 12), 60)
         var points: [(t: Double, point: Point2)] = []
         var strengths: [Double] = []
+        points.reserveCapacity(samples)
+        strengths.reserveCapacity(samples)
+        // One profile buffer for the whole edge (no allocation per sample).
+        var profile = [Double](repeating: 0, count: 2 * reach + 1)
         for k in 0..<samples {
             let t = 0.08 + 0.84 * Double(k) / Double(samples - 1)
             let base = Point2(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t)
             let clearance = Double(reach) + 1.5
             guard distance(base, toLineThrough: before, a) > clearance, distance(base, toLineThrough: b, after) > clearance else { continue }
-            let profile = (-reach...reach).map { s in image.sample(base.x + n.x * Double(s), base.y + n.y * Double(s)) }
+            for j in 0..<profile.count {
+                let s = Double(j - reach)
+                profile[j] = image.sample(base.x + n.x * s, base.y + n.y * s)
+            }
             let light = (profile[0] + profile[1]) / 2
             let dark = (profile[profile.count - 1] + profile[profile.count - 2]) / 2
             let contrast = light - dark
             guard contrast > 10 else { continue }
-            let lightArea = profile.reduce(0.0) { $0 + min(1, max(0, ($1 - dark) / contrast)) }
+            var lightArea = 0.0
+            for value in profile { lightArea += min(1, max(0, (value - dark) / contrast)) }
             // Sample j covers [j - 0.5, j + 0.5] around offset j - reach.
             let along = -Double(reach) - 0.5 + lightArea
             points.append((t, Point2(x: base.x + n.x * along, y: base.y + n.y * along)))

@@ -4,6 +4,12 @@ public struct DetectorParameters: Sendable, Equatable {
     /// Adaptive threshold windows in pixels (odd). Each window is one threshold pass; candidates from all
     /// passes are pooled. OpenCV: 3 to 23 in steps of 10.
     public var thresholdWindows: [Int] = [3, 13, 23]
+    /// Frames whose larger side is at least twice this are thresholded and searched for outlines at
+    /// reduced size, by a whole factor (1920x1080 by 2, 3840x2160 by 4: ArUco 3's idea); candidates are
+    /// mapped back, refined and read at full resolution. 0: never.
+    public var maxSearchSide: Int = 960
+    /// The threshold windows on a reduced frame (one pass: the reduction already evens out sizes).
+    public var reducedThresholdWindows: [Int] = [7]
     /// Subtracted from the local mean: a pixel is dark when below mean - constant. OpenCV: 7.
     public var thresholdConstant: Double = 7
     /// Smallest and largest marker perimeter, relative to the image's larger side. OpenCV: 0.03 and 4.

@@ -1,3 +1,5 @@
+import CVBridge
+
 /// The classic square-marker detector as a list of stages, each in its own file: grayscale, adaptive
 /// threshold, contours, convex 4-gon candidates, unwarp, Otsu, cell sampling, code reading, corner
 /// refinement. Pose is separate (`MarkerPoseEstimator`), as it needs a calibration and a marker size.
@@ -28,19 +30,28 @@ public struct MarkerDetector: Sendable {
 
     public func detect(in image: GrayImage, timings: inout StageTimings?) throws -> [MarkerDetection] {
         let p = parameters
-        let longSide = Double(max(image.width, image.height))
+        let longSide = max(image.width, image.height)
+        let factor = p.maxSearchSide > 0 ? longSide / p.maxSearchSide : 1
+        let reduce = factor >= 2
+        let search = reduce ? try measure("reduce", &timings) { try Self.reduced(image, by: factor) } : image
+        let searchLongSide = Double(max(search.width, search.height))
         var contours: [Contours.Contour] = []
-        for window in p.thresholdWindows {
+        for window in reduce ? p.reducedThresholdWindows : p.thresholdWindows {
             let binary = try measure("adaptive threshold", &timings) {
-                try AdaptiveThreshold.binary(image, window: window, constant: p.thresholdConstant)
+                try AdaptiveThreshold.binary(search, window: window, constant: p.thresholdConstant)
             }
             contours += try measure("contours", &timings) {
-                try Contours.find(in: binary, minPoints: Int(p.minPerimeterRate * longSide),
-                                  maxPoints: Int(p.maxPerimeterRate * longSide))
+                try Contours.find(in: binary, minPoints: Int(p.minPerimeterRate * searchLongSide),
+                                  maxPoints: Int(p.maxPerimeterRate * searchLongSide))
             }
         }
-        let quads = try measure("candidates", &timings) {
-            try QuadCandidates.quads(from: contours, imageWidth: image.width, imageHeight: image.height, parameters: p)
+        var quads = try measure("candidates", &timings) {
+            try QuadCandidates.quads(from: contours, imageWidth: search.width, imageHeight: search.height, parameters: p)
+        }
+        if reduce {
+            // Back to full resolution: pixel edges scale, pixel centres sit half a pixel in.
+            let fx = Double(image.width) / Double(search.width), fy = Double(image.height) / Double(search.height)
+            quads = quads.map { Quad(corners: $0.corners.map { Point2(x: ($0.x + 0.5) * fx - 0.5, y: ($0.y + 0.5) * fy - 0.5) }) }
         }
         var markers: [MarkerDetection] = []
         for quad in quads {
@@ -74,6 +85,19 @@ public struct MarkerDetector: Sendable {
         markers = Self.removeDuplicateIDs(markers)
         timings?.countFrame()
         return markers.sorted { $0.id < $1.id }
+    }
+
+    /// The frame shrunk by a whole factor (area averaging).
+    static func reduced(_ image: GrayImage, by factor: Int) throws -> GrayImage {
+        let (w, h) = (max(1, image.width / factor), max(1, image.height / factor))
+        var out = [UInt8](repeating: 0, count: w * h)
+        let status = image.pixels.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer {
+                cvb_resize_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(w), Int32(h), $0.baseAddress)
+            }
+        }
+        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        return GrayImage(width: w, height: h, pixels: out)
     }
 
     struct Reading {

@@ -6,8 +6,13 @@ public struct OpenCVArucoDetector: Sendable {
     public enum CornerRefinement: Sendable { case none, subpixel }
 
     public var cornerRefinement: CornerRefinement
+    /// OpenCV's ArUco 3 mode (useAruco3Detection): thresholds a reduced image.
+    public var aruco3: Bool
 
-    public init(cornerRefinement: CornerRefinement = .none) { self.cornerRefinement = cornerRefinement }
+    public init(cornerRefinement: CornerRefinement = .none, aruco3: Bool = false) {
+        self.cornerRefinement = cornerRefinement
+        self.aruco3 = aruco3
+    }
 
     public func detect(in image: GrayImage) throws -> [MarkerDetection] {
         var capacity = 64
@@ -15,7 +20,7 @@ public struct OpenCVArucoDetector: Sendable {
             var found = [cvb_marker](repeating: cvb_marker(), count: capacity)
             let count = image.pixels.withUnsafeBufferPointer { pixels in
                 cvb_aruco_detect(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
-                                 cornerRefinement == .subpixel ? 1 : 0, &found, Int32(capacity))
+                                 aruco3 ? 2 : (cornerRefinement == .subpixel ? 1 : 0), &found, Int32(capacity))
             }
             guard count >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
             if Int(count) > capacity { capacity = Int(count); continue }

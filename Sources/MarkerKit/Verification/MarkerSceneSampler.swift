@@ -33,6 +33,31 @@ public struct MarkerSceneSampler {
         public let noise: Double
     }
 
+    /// A marker pose: centre seen at pixel `at`, `depth` mm away, facing the camera along the line of
+    /// sight, turned `spin` in its plane, then tilted by `tiltDegrees` about an axis across the line of
+    /// sight (direction `tiltAxis`), so the tilt is the angle between its normal and the line of sight.
+    public static func pose(camera: CameraCalibration, at pixel: (Double, Double), depth: Double, tiltDegrees tilt: Double,
+                            tiltAxis axis: Double, spin: Double) throws -> Pose3D {
+        var ray = [0.0, 0.0]
+        guard cvb_undistort_points([pixel.0, pixel.1], 1, camera.cameraMatrix, camera.distortion, Int32(camera.distortion.count),
+                                   camera.bridgeModel, &ray) >= 0 else {
+            throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
+        }
+        let spun = Pose3D.compose([0, 0, spin], then: [Double.pi, 0, 0])
+        let norm = (ray[0] * ray[0] + ray[1] * ray[1] + 1).squareRoot()
+        let direction = [ray[0] / norm, ray[1] / norm, 1 / norm]
+        let turnAngle = acos(direction[2])
+        let turnAxis = [-direction[1], direction[0], 0.0] // z x direction
+        let axisLength = (turnAxis[0] * turnAxis[0] + turnAxis[1] * turnAxis[1]).squareRoot()
+        let turn = axisLength > 1e-12 ? turnAxis.map { $0 / axisLength * turnAngle } : [0, 0, 0]
+        let facing = Pose3D.compose(spun, then: turn)
+        let across = Pose3D(rvec: turn, tvec: [0, 0, 0]).rotation
+        let local = [cos(axis), sin(axis), 0.0]
+        let tiltAxis = (0..<3).map { i in across[3 * i] * local[0] + across[3 * i + 1] * local[1] + across[3 * i + 2] * local[2] }
+        let tilted = Pose3D.compose(facing, then: tiltAxis.map { $0 * tilt * Double.pi / 180 })
+        return Pose3D(rvec: tilted, tvec: [ray[0] * depth, ray[1] * depth, depth])
+    }
+
     public mutating func next() throws -> Sample {
         for _ in 0..<200 {
             let pixels = exp(random.uniform(log(sizeRange.lowerBound)...log(sizeRange.upperBound)))
@@ -44,27 +69,7 @@ public struct MarkerSceneSampler {
             let margin = pixels * 0.8 + 4
             guard Double(width) > 2 * margin, Double(height) > 2 * margin else { continue }
             let px = random.uniform(margin...(Double(width) - margin)), py = random.uniform(margin...(Double(height) - margin))
-            var ray = [0.0, 0.0]
-            guard cvb_undistort_points([px, py], 1, camera.cameraMatrix, camera.distortion, Int32(camera.distortion.count),
-                                       camera.bridgeModel, &ray) >= 0 else {
-                throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
-            }
-            // Face the camera along the optical axis (rvec pi about x) and spin in the marker's plane; turn to
-            // face the camera along the ray to its centre; then tilt about an axis across that ray. So the
-            // tilt is the angle between the marker's normal and the line of sight.
-            let spun = Pose3D.compose([0, 0, spin], then: [Double.pi, 0, 0])
-            let norm = (ray[0] * ray[0] + ray[1] * ray[1] + 1).squareRoot()
-            let direction = [ray[0] / norm, ray[1] / norm, 1 / norm]
-            let turnAngle = acos(direction[2])
-            let turnAxis = [-direction[1], direction[0], 0.0] // z x direction
-            let axisLength = (turnAxis[0] * turnAxis[0] + turnAxis[1] * turnAxis[1]).squareRoot()
-            let turn = axisLength > 1e-12 ? turnAxis.map { $0 / axisLength * turnAngle } : [0, 0, 0]
-            let facing = Pose3D.compose(spun, then: turn)
-            let across = Pose3D(rvec: turn, tvec: [0, 0, 0]).rotation
-            let local = [cos(axis), sin(axis), 0.0]
-            let tiltAxis = (0..<3).map { i in across[3 * i] * local[0] + across[3 * i + 1] * local[1] + across[3 * i + 2] * local[2] }
-            let tilted = Pose3D.compose(facing, then: tiltAxis.map { $0 * tilt * Double.pi / 180 })
-            let pose = Pose3D(rvec: tilted, tvec: [ray[0] * depth, ray[1] * depth, depth])
+            let pose = try Self.pose(camera: camera, at: (px, py), depth: depth, tiltDegrees: tilt, tiltAxis: axis, spin: spin)
             var d = Degradations()
             d.black = random.uniform(10...80)
             d.white = random.uniform(150...250)

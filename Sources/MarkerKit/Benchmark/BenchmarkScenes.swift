@@ -1,0 +1,46 @@
+import Foundation
+
+/// Rendered frames for the benchmark: markers spread over a grid, one per cell, sides from 20 px up,
+/// tilted up to 40 degrees, with mild noise and blur; or a chessboard in view.
+public enum BenchmarkScenes {
+    public static func markers(count: Int, width: Int, height: Int, seed: UInt64) throws -> Scene {
+        let camera = BuiltInCamera.webcam(width: width, height: height)
+        var random = SeededRandom(seed: seed)
+        var targets: [Target] = []
+        if count > 0 {
+            let columns = max(1, Int((Double(count) * Double(width) / Double(height)).squareRoot().rounded(.up)))
+            let rows = (count + columns - 1) / columns
+            let cellW = Double(width) / Double(columns), cellH = Double(height) / Double(rows)
+            let largest = max(24, min(cellW, cellH) * 0.55)
+            let ids = MarkerSceneSampler.usableIDs
+            for k in 0..<count {
+                let side = exp(random.uniform(log(20)...log(largest)))
+                let centre = ((Double(k % columns) + 0.5) * cellW, (Double(k / columns) + 0.5) * cellH)
+                let pose = try MarkerSceneSampler.pose(camera: camera, at: centre, depth: camera.fx * 50 / side,
+                                                       tiltDegrees: random.uniform(0...40), tiltAxis: random.uniform(0...(2 * Double.pi)),
+                                                       spin: random.uniform(0...(2 * Double.pi)))
+                let id = ids[(k * 37 + Int(seed % 97)) % ids.count]
+                targets.append(Target(pattern: .marker(id: id, side: 50, margin: 50 / 7 * 1.5), pose: pose))
+            }
+        }
+        var d = Degradations()
+        d.noise = 2
+        d.blur = 0.5
+        d.texturedBackground = true
+        d.gradient = 0.2
+        return Scene(camera: camera, width: width, height: height, targets: targets, degradations: d, seed: random.next())
+    }
+
+    /// A 9x6 board (30 mm squares) filling about half the frame width, tilted, in front of a textured
+    /// background (a room is not a flat gray wall).
+    public static func chessboard(width: Int, height: Int, seed: UInt64) throws -> Scene {
+        let camera = BuiltInCamera.webcam(width: width, height: height)
+        var verification = try CalibrationVerification(camera: camera, width: width, height: height, views: 1, seed: seed)
+        verification.noise = 2
+        verification.blur = 0.5
+        var scene = try verification.viewScenes()[0]
+        scene.degradations.texturedBackground = true
+        scene.degradations.gradient = 0.2
+        return scene
+    }
+}

@@ -1,0 +1,183 @@
+import CVBridge
+import Foundation
+
+/// Times detectors on the same frames in the same run: MarkerKit's against OpenCV's aruco (default, and
+/// ArUco 3 mode) with one threshold pass as the floor; MarkerKit's chessboard finder against OpenCV's.
+/// Every time is the median of repeated runs; recall stands beside it so speed is never bought with misses.
+public struct DetectorBenchmark {
+    public struct Case: Codable, Sendable {
+        public let name: String
+        public let width: Int
+        public let height: Int
+        public let markers: Int
+        /// Median milliseconds per frame, by contender.
+        public let milliseconds: [String: Double]
+        /// Markers found with the right ID at the right place over markers present (nil without markers).
+        public let recall: [String: Double]
+        /// Recall of markers of 20 px side or more.
+        public let recall20: [String: Double]
+    }
+
+    public struct ChessboardCase: Codable, Sendable {
+        public let name: String
+        public let boardInView: Bool
+        public let milliseconds: [String: Double]
+        public let detectionRate: [String: Double]
+        /// Corner RMSE against the render's truth (px), when the board was found.
+        public let cornerRMSE: [String: Double]
+    }
+
+    public struct Report: Codable, Sendable {
+        /// MarkerKit's detector stage by stage on the 1920x1080 frame with 10 markers.
+        public var stages: String = ""
+        public let quick: Bool
+        public let repeats: Int
+        public var markerCases: [Case]
+        public var chessboardCases: [ChessboardCase]
+
+        public var table: String {
+            func f(_ v: Double?) -> String { v.map { String(format: "%8.2f", $0) } ?? "       -" }
+            func r(_ v: Double?) -> String { v.map { String(format: "%5.1f%%", 100 * $0) } ?? "    - " }
+            var lines = ["marker detection: median ms per frame (ratio to markerkit) and recall", ""]
+            lines.append("case                          markerkit        opencv                aruco3                threshold     recall mk / cv / a3")
+            for c in markerCases {
+                let ours = c.milliseconds["markerkit"] ?? .nan
+                func cell(_ name: String) -> String {
+                    guard let v = c.milliseconds[name] else { return "     -              " }
+                    return f(v) + String(format: " (%5.2fx)   ", v / ours)
+                }
+                lines.append(c.name.padding(toLength: 28, withPad: " ", startingAt: 0) + f(ours) + "      " + cell("opencv") + cell("aruco3")
+                    + f(c.milliseconds["threshold"]) + "     " + [r(c.recall["markerkit"]), r(c.recall["opencv"]), r(c.recall["aruco3"])].joined(separator: " "))
+            }
+            if !stages.isEmpty { lines += ["", "markerkit at 1920x1080 with 10 markers, " + stages] }
+            lines.append("")
+            lines.append("chessboard detection: median ms per frame, detection rate, corner RMSE px")
+            for c in chessboardCases {
+                lines.append("  \(c.name)")
+                for name in ["markerkit", "opencv", "opencv-fast", "opencv-sb"] {
+                    guard let ms = c.milliseconds[name] else { continue }
+                    let ratio = (c.milliseconds["markerkit"]).map { String(format: "(%5.2fx)", ms / $0) } ?? ""
+                    lines.append("    " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + f(ms) + " " + ratio + "  found " + r(c.detectionRate[name])
+                        + "  RMSE " + (c.cornerRMSE[name].map { String(format: "%.3f", $0) } ?? "-"))
+                }
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    public let quick: Bool
+    public var repeats: Int { quick ? 3 : 7 }
+
+    public init(quick: Bool) { self.quick = quick }
+
+    public static let contenders: [(String, @Sendable (GrayImage) throws -> [MarkerDetection])] = [
+        ("markerkit", { try MarkerDetector().detect(in: $0) }),
+        ("opencv", { try OpenCVArucoDetector().detect(in: $0) }),
+        ("aruco3", { try OpenCVArucoDetector(aruco3: true).detect(in: $0) }),
+    ]
+
+    public func run(video: URL?, progress: (String) -> Void = { _ in }) throws -> Report {
+        var report = Report(quick: quick, repeats: repeats, markerCases: [], chessboardCases: [])
+        let sizes: [(Int, Int)] = quick ? [(640, 480), (1920, 1080)] : [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)]
+        let counts = quick ? [0, 10] : [0, 1, 10, 50]
+        let renderer = SceneRenderer()
+        for (w, h) in sizes {
+            for count in counts {
+                let name = "\(w)x\(h), \(count) marker\(count == 1 ? "" : "s")"
+                progress(name)
+                let scene = try BenchmarkScenes.markers(count: count, width: w, height: h, seed: UInt64(w * 31 + count))
+                let image = try renderer.render(scene)
+                let truth = try SceneTruth.markers(of: scene)
+                report.markerCases.append(try measure(name: name, images: [image], truths: [truth]))
+                if w == 1920 && count == 10 {
+                    var timings: StageTimings? = StageTimings()
+                    for _ in 0..<repeats { _ = try MarkerDetector().detect(in: image, timings: &timings) }
+                    report.stages = timings!.table
+                }
+            }
+        }
+        if let video {
+            progress("video")
+            let source = try VideoFileSource(url: video)
+            var images: [GrayImage] = []
+            while let frame = try source.next(), images.count < (quick ? 30 : 145) { images.append(try Grayscale.image(from: frame.frame)) }
+            report.markerCases.append(try measure(name: "\(video.lastPathComponent) (\(images.count) frames)", images: images, truths: nil))
+        }
+        for inView in [true, false] {
+            progress("chessboard")
+            let scene = inView ? try BenchmarkScenes.chessboard(width: 1920, height: 1080, seed: 3)
+                : try BenchmarkScenes.markers(count: 10, width: 1920, height: 1080, seed: 9)
+            let image = try renderer.render(scene)
+            let truth = inView ? try SceneTruth.chessboardCorners(of: scene).first : nil
+            report.chessboardCases.append(try measureChessboard(name: "1920x1080, board \(inView ? "in view" : "not in view")",
+                                                                image: image, truth: truth))
+        }
+        return report
+    }
+
+    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+    func time(_ body: () throws -> Void) rethrows -> Double {
+        let clock = ContinuousClock()
+        let start = clock.now
+        try body()
+        let d = clock.now - start
+        return (Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18) * 1000
+    }
+
+    func measure(name: String, images: [GrayImage], truths: [[SceneTruth.Marker]]?) throws -> Case {
+        var milliseconds: [String: Double] = [:], recall: [String: Double] = [:], recall20: [String: Double] = [:]
+        for (contender, detect) in Self.contenders {
+            var times: [Double] = []
+            var found = 0, present = 0, found20 = 0, present20 = 0
+            for (index, image) in images.enumerated() {
+                var detections: [MarkerDetection] = []
+                for _ in 0..<(images.count > 1 ? 1 : repeats) { times.append(try time { detections = try detect(image) }) }
+                guard let truth = truths?[index] else { continue }
+                for marker in truth {
+                    let centre = Point2(x: marker.corners.map(\.x).reduce(0, +) / 4, y: marker.corners.map(\.y).reduce(0, +) / 4)
+                    let hit = detections.contains { $0.id == marker.id && $0.center.distance(to: centre) < marker.sidePixels / 2 }
+                    present += 1
+                    found += hit ? 1 : 0
+                    if marker.sidePixels >= 20 { present20 += 1; found20 += hit ? 1 : 0 }
+                }
+            }
+            milliseconds[contender] = median(times)
+            if present > 0 { recall[contender] = Double(found) / Double(present) }
+            if present20 > 0 { recall20[contender] = Double(found20) / Double(present20) }
+        }
+        var binary = [UInt8](repeating: 0, count: images[0].pixels.count)
+        milliseconds["threshold"] = median(try (0..<repeats).map { _ in
+            try time {
+                let status = images[0].pixels.withUnsafeBufferPointer { gray in
+                    binary.withUnsafeMutableBufferPointer { cvb_threshold_pass(gray.baseAddress, Int32(images[0].width), Int32(images[0].height), Int32(images[0].width), $0.baseAddress) }
+                }
+                guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+            }
+        })
+        return Case(name: name, width: images[0].width, height: images[0].height, markers: truths?.first?.count ?? 0,
+                    milliseconds: milliseconds, recall: recall, recall20: recall20)
+    }
+
+    func measureChessboard(name: String, image: GrayImage, truth: [Point2]?) throws -> ChessboardCase {
+        let contenders: [(String, () throws -> [Point2]?)] = [
+            ("markerkit", { try FastChessboardFinder(innerColumns: 9, innerRows: 6).find(in: image) }),
+            ("opencv", { try ChessboardDetector(innerColumns: 9, innerRows: 6, method: .openCVDefault).detect(in: image) }),
+            ("opencv-fast", { try ChessboardDetector(innerColumns: 9, innerRows: 6, method: .openCVFastCheck).detect(in: image) }),
+            ("opencv-sb", { try ChessboardDetector(innerColumns: 9, innerRows: 6, method: .sectorBased).detect(in: image) }),
+        ]
+        var milliseconds: [String: Double] = [:], rate: [String: Double] = [:], rmse: [String: Double] = [:]
+        for (name, find) in contenders {
+            var corners: [Point2]?
+            milliseconds[name] = median(try (0..<repeats).map { _ in try time { corners = try find() } })
+            rate[name] = corners == nil ? 0 : 1
+            if let corners, let truth {
+                // A 9x6 board reads the same turned 180 degrees: detectors may start from either end.
+                rmse[name] = [corners, corners.reversed()].map { order in
+                    (zip(order, truth).map { $0.distance(to: $1) * $0.distance(to: $1) }.reduce(0, +) / Double(truth.count)).squareRoot()
+                }.min()
+            }
+        }
+        return ChessboardCase(name: name, boardInView: truth != nil, milliseconds: milliseconds, detectionRate: rate, cornerRMSE: rmse)
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import MarkerKit
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Time MarkerKit's detectors against OpenCV's on the same frames, with recall beside every time.",
+        discussion: """
+        Rendered frames at 640x480, 1280x720, 1920x1080 and 3840x2160 with 0, 1, 10 and 50 markers (sides \\
+        from 20 px), plus ArUco's test video: MarkerKit's detector, OpenCV's detectMarkers with default \\
+        parameters and in ArUco 3 mode, and one threshold pass as the floor. Chessboards at 1920x1080 with \\
+        and without a board in view: MarkerKit's finder against findChessboardCorners (default flags, \\
+        FAST_CHECK) and findChessboardCornersSB. Run it on a release build: swift build -c release.
+
+        Examples:
+          .build/release/markerkit bench --quick
+          .build/release/markerkit bench --json bench.json
+        """
+    )
+
+    @Flag(help: "Fewer sizes and repeats: under a minute on 2 cores.") var quick = false
+    @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
+    @Option(help: ArgumentHelp("The real video to include (default: ArUco's test video if present).", valueName: "file")) var video: String?
+
+    func run() throws {
+        let jsonURL = json.map { URL(fileURLWithPath: $0) }
+        if let jsonURL { try OutputFiles.checkDestination(jsonURL) }
+        let defaultVideo = "Tests/Fixtures/aruco-original-photos/single/video.avi"
+        let videoURL = video.map { URL(fileURLWithPath: $0) }
+            ?? (FileManager.default.fileExists(atPath: defaultVideo) ? URL(fileURLWithPath: defaultVideo) : nil)
+        if let videoURL, !FileManager.default.fileExists(atPath: videoURL.path) {
+            throw MarkerKitError.missingInput("cannot read video '\(videoURL.path)': no such file")
+        }
+        let report = try DetectorBenchmark(quick: quick).run(video: videoURL) { status("bench: \($0)") }
+        endStatus()
+        print(report.table)
+        if let jsonURL {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            var files = OutputFiles()
+            files.add(try encoder.encode(report), at: jsonURL)
+            try files.commit()
+            print("wrote \(jsonURL.relativePath)")
+        }
+    }
+}
