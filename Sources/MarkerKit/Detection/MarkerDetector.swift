@@ -31,7 +31,7 @@ public struct MarkerDetector: Sendable {
     public func detect(in image: GrayImage, timings: inout StageTimings?) throws -> [MarkerDetection] {
         let p = parameters
         let longSide = max(image.width, image.height)
-        let factor = p.maxSearchSide > 0 ? longSide / p.maxSearchSide : 1
+        let factor = p.maxSearchSide > 0 ? min(longSide / p.maxSearchSide, p.maxSearchFactor) : 1
         let reduce = factor >= 2
         let search = reduce ? try measure("reduce", &timings) { try Self.reduced(image, by: factor) } : image
         let searchLongSide = Double(max(search.width, search.height))
