@@ -35,10 +35,8 @@ struct Bench: ParsableCommand {
         endStatus()
         print(report.table)
         if let jsonURL {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            var files = OutputFiles()
-            files.add(try encoder.encode(report), at: jsonURL)
+                        var files = OutputFiles()
+            files.add(try JSONFile.encode(report, snakeCase: false), at: jsonURL)
             try files.commit()
             print("wrote \(jsonURL.relativePath)")
         }

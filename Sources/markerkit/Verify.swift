@@ -51,9 +51,7 @@ struct Verify: ParsableCommand {
             var files = OutputFiles()
             if let jsonURL {
                 struct Output: Encodable { let summary: MarkerVerificationSummary; let trials: [MarkerVerification.Trial] }
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                files.add(try encoder.encode(Output(summary: summary, trials: trials)), at: jsonURL)
+                                files.add(try JSONFile.encode(Output(summary: summary, trials: trials), snakeCase: false), at: jsonURL)
             }
             if let (url, format) = reportTarget {
                 let document = VerificationReport(summary: summary).document()
@@ -103,10 +101,8 @@ struct Verify: ParsableCommand {
             let summary = try verification.run()
             print(summary.table)
             if let jsonURL {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                var files = OutputFiles()
-                files.add(try encoder.encode(summary), at: jsonURL)
+                                var files = OutputFiles()
+                files.add(try JSONFile.encode(summary, snakeCase: false), at: jsonURL)
                 try files.commit()
                 print("wrote \(jsonURL.relativePath)")
             }

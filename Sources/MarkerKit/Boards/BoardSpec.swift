@@ -60,14 +60,7 @@ public struct BoardSpec: Codable, Equatable, Sendable {
         return try Checkerboard(innerColumns: innerCorners.columns, innerRows: innerCorners.rows, square: square)
     }
 
-    public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        var data = try encoder.encode(self)
-        data.append(0x0A)
-        return data
-    }
+    public func encoded() throws -> Data { try JSONFile.encode(self) }
 
     /// Reads a board spec file; every failure names the file.
     public static func read(from url: URL) throws -> BoardSpec {
@@ -77,11 +70,9 @@ public struct BoardSpec: Codable, Equatable, Sendable {
         } catch {
             throw MarkerKitError.missingInput("cannot read board spec '\(url.path)': no such file or not readable")
         }
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
         let spec: BoardSpec
         do {
-            spec = try decoder.decode(BoardSpec.self, from: data)
+            spec = try JSONFile.decode(BoardSpec.self, from: data)
         } catch {
             throw MarkerKitError.badInput("board spec '\(url.path)' is not a valid \(formatName) JSON file")
         }

@@ -38,21 +38,12 @@ public struct CaptureLog: Codable, Sendable {
                                 square: try Length(parsing: "\(squareSize.value)\(squareSize.unit)", what: "square_size"))
     }
 
-    public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        var data = try encoder.encode(self)
-        data.append(0x0A)
-        return data
-    }
+    public func encoded() throws -> Data { try JSONFile.encode(self) }
 
     /// Reads a capture log; the images it lists are resolved against its folder.
     public static func read(from url: URL) throws -> (log: CaptureLog, images: [URL]) {
         guard let data = try? Data(contentsOf: url) else { throw MarkerKitError.missingInput("cannot read capture log '\(url.path)'") }
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        guard let log = try? decoder.decode(CaptureLog.self, from: data), log.format == "markerkit-capture" else {
+        guard let log = try? JSONFile.decode(CaptureLog.self, from: data), log.format == "markerkit-capture" else {
             throw MarkerKitError.badInput("'\(url.path)' is not a markerkit capture log")
         }
         let folder = url.deletingLastPathComponent()

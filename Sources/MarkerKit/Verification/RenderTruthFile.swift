@@ -42,12 +42,5 @@ public struct RenderTruthFile: Codable, Sendable {
         }, degradations: scene.degradations)
     }
 
-    public func encoded() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        var data = try encoder.encode(self)
-        data.append(0x0A)
-        return data
-    }
+    public func encoded() throws -> Data { try JSONFile.encode(self) }
 }

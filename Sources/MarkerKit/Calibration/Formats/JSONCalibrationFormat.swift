@@ -39,20 +39,13 @@ enum JSONCalibrationFormat {
         }
         let file = File(cameraName: c.name, model: c.model.rawValue, imageWidth: c.imageWidth, imageHeight: c.imageHeight,
                         cameraMatrix: c.cameraMatrix, distortionCoefficients: c.distortion, quality: quality)
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        var data = try encoder.encode(file)
-        data.append(0x0A)
-        return data
+        return try JSONFile.encode(file)
     }
 
     static func decode(_ data: Data, name: String) throws -> CameraCalibration {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
         let file: File
         do {
-            file = try decoder.decode(File.self, from: data)
+            file = try JSONFile.decode(File.self, from: data)
         } catch {
             throw MarkerKitError.badInput("not a markerkit-calibration JSON file")
         }
