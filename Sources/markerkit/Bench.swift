@@ -6,10 +6,10 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Time MarkerKit's detectors against OpenCV's on the same frames, with recall beside every time.",
         discussion: """
-        Rendered frames at 640x480, 1280x720, 1920x1080 and 3840x2160 with 0, 1, 10 and 50 markers (sides \\
-        from 20 px), plus ArUco's test video: MarkerKit's detector, OpenCV's detectMarkers with default \\
-        parameters and in ArUco 3 mode, and one threshold pass as the floor. Chessboards at 1920x1080 with \\
-        and without a board in view: MarkerKit's finder against findChessboardCorners (default flags, \\
+        Rendered frames at 640x480, 1280x720, 1920x1080 and 3840x2160 with 0, 1, 10 and 50 markers (sides \
+        from 20 px), plus ArUco's test video: MarkerKit's detector, OpenCV's detectMarkers with default \
+        parameters and in ArUco 3 mode, and one threshold pass as the floor. Chessboards at 1920x1080 with \
+        and without a board in view: MarkerKit's finder against findChessboardCorners (default flags, \
         FAST_CHECK) and findChessboardCornersSB. Run it on a release build: swift build -c release.
 
         Examples:

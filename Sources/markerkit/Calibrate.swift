@@ -6,9 +6,9 @@ struct Calibrate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Camera intrinsics from chessboard images, stored in Calibrations/ (OpenCV FileStorage YAML).",
         discussion: """
-        Each image is searched for the board (findChessboardCorners + cornerSubPix, which gave a lower \\
-        error than findChessboardCornersSB on OpenCV's sample images). Views whose error is more than 3 \\
-        times the median are dropped and the solve repeated; every image not used is named with the reason. \\
+        Each image is searched for the board (findChessboardCorners + cornerSubPix, which gave a lower \
+        error than findChessboardCornersSB on OpenCV's sample images). Views whose error is more than 3 \
+        times the median are dropped and the solve repeated; every image not used is named with the reason. \
         An existing calibration is never replaced without --force.
 
         Examples:

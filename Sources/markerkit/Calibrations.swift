@@ -6,9 +6,9 @@ struct Calibrations: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The calibration store (Calibrations/): list, show, export to other tools' formats, import.",
         discussion: """
-        Formats: opencv-yaml, opencv-xml (cv::FileStorage), ros (camera_info YAML), kalibr (camchain \\
-        cam0), colmap (cameras.txt), mrcal (.cameramodel), json. A format that cannot express a calibration \\
-        (Kalibr without k3, mrcal without fisheye) says so instead of dropping terms. The store is \\
+        Formats: opencv-yaml, opencv-xml (cv::FileStorage), ros (camera_info YAML), kalibr (camchain \
+        cam0), colmap (cameras.txt), mrcal (.cameramodel), json. A format that cannot express a calibration \
+        (Kalibr without k3, mrcal without fisheye) says so instead of dropping terms. The store is \
         Calibrations/ in the working directory, or $MARKERKIT_CALIBRATIONS.
 
         Examples:

@@ -6,11 +6,12 @@ struct Capture: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Webcams through V4L2: list them, save frames, or let the assistant capture calibration views.",
         discussion: """
-        Without a board, frames are saved on a key press (space or enter; q quits) or every --every \\
-        seconds. With --board and --auto, a view is saved only when the board is found, held still for \\
-        half a second, sharp, and new; with a display a preview window shows the board as found (its position, size and skew differ from every saved view, as in \\
-        ROS's calibrator); four coverage bars show how much of each range is covered. It stops at --count \\
-        or when coverage is full, writes DIR/capture.json (which 'markerkit calibrate DIR' reads), and with \\
+        Without a board, frames are saved on a key press (space or enter; q quits) or every --every \
+        seconds. With --board and --auto, a view is saved only when the board is found, held still for \
+        half a second, sharp, and new (its position, size and skew differ from every saved view, as in \
+        ROS's calibrator); four coverage bars show how much of each range is covered, and with a display \
+        a preview window shows the board as found. It stops at --count \
+        or when coverage is full, writes DIR/capture.json (which 'markerkit calibrate DIR' reads), and with \
         --calibrate NAME calibrates at once. Ctrl-C stops; every saved frame and the log stay.
 
         Examples:

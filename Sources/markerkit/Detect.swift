@@ -6,13 +6,13 @@ struct Detect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Find markers in images, folders and video files; corners, IDs and poses.",
         discussion: """
-        Corners are in pixels with integer coordinates at pixel centres (as OpenCV), in the marker's own \\
-        order: top-left, top-right, bottom-right, bottom-left as printed. With --calibration and \\
-        --marker-size each marker also gets its pose in camera coordinates (OpenCV's marker frame: x right, \\
+        Corners are in pixels with integer coordinates at pixel centres (as OpenCV), in the marker's own \
+        order: top-left, top-right, bottom-right, bottom-left as printed. With --calibration and \
+        --marker-size each marker also gets its pose in camera coordinates (OpenCV's marker frame: x right, \
         y up, z out of the marker), translation in metres.
 
-        A folder is read in sorted order; entries that are not images or videos are skipped with a note. \\
-        When some inputs cannot be read, the others are still processed, each bad one is named on stderr \\
+        A folder is read in sorted order; entries that are not images or videos are skipped with a note. \
+        When some inputs cannot be read, the others are still processed, each bad one is named on stderr \
         and the exit code is 1.
 
         Examples:

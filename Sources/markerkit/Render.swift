@@ -28,8 +28,8 @@ struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Render marker images with exact ground truth, to make your own test sets.",
         discussion: """
-        Each image shows one marker at a random size (8-400 px), tilt (0-75°), position and lighting, seen \\
-        through the camera's lens (a calibration, or a built-in webcam-like camera). DIR/truth.json holds \\
+        Each image shows one marker at a random size (8-400 px), tilt (0-75°), position and lighting, seen \
+        through the camera's lens (a calibration, or a built-in webcam-like camera). DIR/truth.json holds \
         the camera and every marker's ID, corners (pixel centres at integers, as OpenCV) and pose (mm).
 
         Examples:

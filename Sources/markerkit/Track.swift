@@ -7,8 +7,8 @@ struct Track: ParsableCommand {
         abstract: "Live marker detection and pose from a camera (or a video file), as JSON lines.",
         discussion: """
         With a display, a preview window shows outlines, IDs, axes and cubes (q closes it and stops). \
-        From a camera only the newest frame is processed, so the output never lags; frames skipped meanwhile \\
-        are counted as dropped. From a video file every frame is processed, and the output is the same as \\
+        From a camera only the newest frame is processed, so the output never lags; frames skipped meanwhile \
+        are counted as dropped. From a video file every frame is processed, and the output is the same as \
         'markerkit detect --jsonl' on that file. Ctrl-C stops; everything written so far stays.
 
         Examples:

@@ -6,7 +6,7 @@ struct Undistort: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Remove lens distortion from images with a calibration.",
         discussion: """
-        --alpha 0 keeps only valid pixels (the image is cropped and scaled, no black border); 1 keeps every \\
+        --alpha 0 keeps only valid pixels (the image is cropped and scaled, no black border); 1 keeps every \
         pixel of the source (black corners). Output images keep their names, as PNG, in DIR.
 
         Examples:

@@ -12,8 +12,8 @@ struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "MarkerKit's detector against OpenCV's aruco (default and CORNER_REFINE_SUBPIX) on sampled renders.",
             discussion: """
-            Scenes are sampled over marker size (8-400 px side), tilt (0-75°), noise, blur, lighting, JPEG and \\
-            background with a seed, so a run is reproducible. Reports recall, wrong IDs, false positives, corner \\
+            Scenes are sampled over marker size (8-400 px side), tilt (0-75°), noise, blur, lighting, JPEG and \
+            background with a seed, so a run is reproducible. Reports recall, wrong IDs, false positives, corner \
             error (P50, P90, max, RMSE), pose error and time per frame, overall and by size, tilt and noise.
 
             Examples:
@@ -67,7 +67,7 @@ struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Calibrate rendered checkerboard views of a known camera with MarkerKit's pipeline and OpenCV's sample pipeline.",
             discussion: """
-            The truth is the built-in webcam-like camera (or --calibration); the views show a 9x6 board of 30 mm \\
+            The truth is the built-in webcam-like camera (or --calibration); the views show a 9x6 board of 30 mm \
             squares at random distances and positions, tilted 10-45° in directions spread around the circle. Reports each intrinsic's error against the truth.
 
             Examples:

@@ -56,6 +56,13 @@ func files(in directory: URL) throws -> [String] {
             #expect(help.stdout.contains("markerkit \(command.joined(separator: " "))"))
         }
         #expect(try CLI.run(["--help"], in: dir).stdout.contains("Exit codes"))
+        // Every command's help reads as prose: no stray line-continuation backslashes, and examples.
+        for command in [["detect"], ["calibrate"], ["calibrations"], ["undistort"], ["render"], ["verify", "markers"],
+                        ["verify", "calibration"], ["capture"], ["track"], ["bench"]] {
+            let help = try CLI.run(command + ["--help"], in: dir)
+            #expect(help.status == 0 && help.stdout.contains("Examples:"), "\(command)")
+            #expect(!help.stdout.contains("\\"), "\(command) --help shows a backslash")
+        }
     }
 
     @Test func generateWritesEveryFormatAndTheBoardSpec() throws {
