@@ -82,6 +82,14 @@ import Testing
         }
     }
 
+    /// Markers do not nest: a code read inside a larger marker is dropped, whatever its ID.
+    @Test func aCodeInsideALargerMarkerIsDropped() {
+        let outer = MarkerDetection(id: 256, corners: [Point2(x: 0, y: 0), Point2(x: 100, y: 0), Point2(x: 100, y: 100), Point2(x: 0, y: 100)])
+        let inner = MarkerDetection(id: 0, corners: [Point2(x: 20, y: 20), Point2(x: 70, y: 20), Point2(x: 70, y: 70), Point2(x: 20, y: 70)])
+        let apart = MarkerDetection(id: 7, corners: [Point2(x: 200, y: 0), Point2(x: 250, y: 0), Point2(x: 250, y: 50), Point2(x: 200, y: 50)])
+        #expect(MarkerDetector.removeDuplicateIDs([inner, outer, apart]).map(\.id).sorted() == [7, 256])
+    }
+
     @Test func boardPhotoGivesAll24IDsAndNoOther() throws {
         let image = try GrayImage(contentsOf: Fixtures.url("aruco-original-photos/board/image-test.png"))
         let ids: Set<Int> = [64, 76, 125, 175, 177, 181, 233, 299, 341, 428, 461, 477, 618, 684, 717, 760, 791, 838,

@@ -37,6 +37,20 @@ import Testing
         #expect(worst < 0.01)
     }
 
+    /// Paper is printed on one side: a marker turned away from the camera shows nothing (it once showed
+    /// its mirror image, which both detectors read as another ID).
+    @Test func aMarkerSeenFromBehindIsNotDrawn() throws {
+        func render(_ rvec: [Double]) throws -> GrayImage {
+            try SceneRenderer().render(Scene(camera: Self.pinhole, width: 640, height: 480, targets: [
+                Target(pattern: .marker(id: 5, side: 50, margin: 10), pose: Pose3D(rvec: rvec, tvec: [0, 0, 400])),
+            ]))
+        }
+        let front = try render(Self.frontal)
+        let back = try render([0, 0, 0]) // z away from the camera: its back
+        #expect(Set(front.pixels).count > 2)
+        #expect(Set(back.pixels) == [UInt8(Degradations().background)])
+    }
+
     @Test func theLensIsInvertedExactly() throws {
         // Pixel -> undistorted ray -> projectPoints gives the pixel back.
         let c = Self.webcam
