@@ -3,13 +3,21 @@ import CVBridge
 /// Stage 3: the boundaries of dark regions, by OpenCV's findContours; only those whose length could be
 /// a marker's perimeter cross the bridge.
 public enum Contours {
-    /// A closed chain of integer pixel positions.
-    public struct Contour: Sendable {
-        public let points: [Int32] // x0, y0, x1, y1, ...
-        public var count: Int { points.count / 2 }
+    /// Closed chains of integer pixel positions, all in one buffer: contour i is points
+    /// offsets[i] ..< offsets[i + 1] (x, y pairs). One buffer per pass, not one per contour.
+    public struct ContourSet: Sendable {
+        public var points: [Int32] = []
+        public var offsets: [Int32] = [0]
+        public var count: Int { offsets.count - 1 }
+
+        public init() {}
+
+        /// Number of points of contour i.
+        public func length(_ i: Int) -> Int { Int(offsets[i + 1] - offsets[i]) }
     }
 
-    public static func find(in binary: GrayImage, minPoints: Int, maxPoints: Int) throws -> [Contour] {
+    /// Adds the contours of `binary` to `set`.
+    public static func find(in binary: GrayImage, minPoints: Int, maxPoints: Int, into set: inout ContourSet) throws {
         var found = cvb_contours()
         let status = binary.pixels.withUnsafeBufferPointer {
             cvb_find_contours($0.baseAddress, Int32(binary.width), Int32(binary.height), Int32(binary.width),
@@ -17,9 +25,10 @@ public enum Contours {
         }
         defer { cvb_contours_release(&found) }
         guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
-        return (0..<Int(found.count)).map { i in
-            let start = Int(found.offsets[i]), end = Int(found.offsets[i + 1])
-            return Contour(points: Array(UnsafeBufferPointer(start: found.points + 2 * start, count: 2 * (end - start))))
-        }
+        guard found.count > 0 else { return }
+        let base = Int32(set.points.count / 2)
+        let total = Int(found.offsets[Int(found.count)])
+        set.points.append(contentsOf: UnsafeBufferPointer(start: found.points, count: 2 * total))
+        for i in 1...Int(found.count) { set.offsets.append(base + found.offsets[i]) }
     }
 }

@@ -35,14 +35,14 @@ public struct MarkerDetector: Sendable {
         let reduce = factor >= 2
         let search = reduce ? try measure("reduce", &timings) { try Self.reduced(image, by: factor) } : image
         let searchLongSide = Double(max(search.width, search.height))
-        var contours: [Contours.Contour] = []
+        var contours = Contours.ContourSet()
         for window in reduce ? p.reducedThresholdWindows : p.thresholdWindows {
             let binary = try measure("adaptive threshold", &timings) {
                 try AdaptiveThreshold.binary(search, window: window, constant: p.thresholdConstant)
             }
-            contours += try measure("contours", &timings) {
+            try measure("contours", &timings) {
                 try Contours.find(in: binary, minPoints: Int(p.minPerimeterRate * searchLongSide),
-                                  maxPoints: Int(p.maxPerimeterRate * searchLongSide))
+                                  maxPoints: Int(p.maxPerimeterRate * searchLongSide), into: &contours)
             }
         }
         var quads = try measure("candidates", &timings) {

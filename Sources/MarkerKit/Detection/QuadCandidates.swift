@@ -15,14 +15,17 @@ public struct Quad: Sendable, Equatable {
 /// image edge, clockwise order; near-duplicates (the inner and outer edge of a border, the same outline
 /// from several thresholds) are merged, keeping the larger.
 public enum QuadCandidates {
-    public static func quads(from contours: [Contours.Contour], imageWidth: Int, imageHeight: Int,
+    public static func quads(from contours: Contours.ContourSet, imageWidth: Int, imageHeight: Int,
                              parameters: DetectorParameters) throws -> [Quad] {
         var quads: [Quad] = []
         var vertices = [Int32](repeating: 0, count: 16)
-        for contour in contours {
-            let epsilon = Double(contour.count) * parameters.polygonAccuracyRate
-            let count = contour.points.withUnsafeBufferPointer { points in
-                cvb_approx_polygon(points.baseAddress, Int32(contour.count), epsilon, &vertices, 8)
+        for index in 0..<contours.count {
+            let length = contours.length(index)
+            let epsilon = Double(length) * parameters.polygonAccuracyRate
+            let count = contours.points.withUnsafeBufferPointer { points in
+                vertices.withUnsafeMutableBufferPointer {
+                    cvb_approx_polygon(points.baseAddress! + 2 * Int(contours.offsets[index]), Int32(length), epsilon, $0.baseAddress, 8)
+                }
             }
             guard count >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
             guard count == 4 else { continue }
