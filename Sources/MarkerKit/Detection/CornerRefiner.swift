@@ -51,13 +51,38 @@ public enum CornerRefiner {
             origin = a
             self.along = along
             self.normal = normal
-            let s = points.map { ($0.x - a.x) * along.x + ($0.y - a.y) * along.y }
-            let o = points.map { ($0.x - a.x) * normal.x + ($0.y - a.y) * normal.y }
-            let degree = length >= 40 ? 2 : 1
-            guard let c = EdgeCurve.leastSquares(s: s.map { $0 / length }, o: o, degree: degree) else { return nil }
-            c0 = c[0]
-            c1 = c[1] / length
-            c2 = degree == 2 ? c[2] / (length * length) : 0
+            // Least squares of o = k0 + k1 t + k2 t^2 with t = s / length, from the sums of powers
+            // (no arrays: this runs for every candidate with a clean border).
+            var m = (0.0, 0.0, 0.0, 0.0, 0.0) // sums of t^0 .. t^4
+            var r = (0.0, 0.0, 0.0)           // sums of o t^0 .. o t^2
+            for p in points {
+                let t = ((p.x - a.x) * along.x + (p.y - a.y) * along.y) / length
+                let o = (p.x - a.x) * normal.x + (p.y - a.y) * normal.y
+                let t2 = t * t
+                m.0 += 1; m.1 += t; m.2 += t2; m.3 += t2 * t; m.4 += t2 * t2
+                r.0 += o; r.1 += o * t; r.2 += o * t2
+            }
+            if length >= 40 {
+                guard let k = EdgeCurve.solve3([m.0, m.1, m.2, m.1, m.2, m.3, m.2, m.3, m.4], [r.0, r.1, r.2]) else { return nil }
+                (c0, c1, c2) = (k.0, k.1 / length, k.2 / (length * length))
+            } else {
+                let det = m.0 * m.2 - m.1 * m.1
+                guard abs(det) > 1e-12 else { return nil }
+                (c0, c1, c2) = ((r.0 * m.2 - m.1 * r.1) / det, (m.0 * r.1 - m.1 * r.0) / det / length, 0)
+            }
+        }
+
+        /// Solves a 3x3 system (row-major) by Cramer's rule.
+        static func solve3(_ a: [Double], _ b: [Double]) -> (Double, Double, Double)? {
+            func det(_ m: [Double]) -> Double {
+                m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6])
+            }
+            let d = det(a)
+            guard abs(d) > 1e-12 else { return nil }
+            let x = det([b[0], a[1], a[2], b[1], a[4], a[5], b[2], a[7], a[8]]) / d
+            let y = det([a[0], b[0], a[2], a[3], b[1], a[5], a[6], b[2], a[8]]) / d
+            let z = det([a[0], a[1], b[0], a[3], a[4], b[1], a[6], a[7], b[2]]) / d
+            return (x, y, z)
         }
 
         func point(_ s: Double) -> Point2 {
@@ -89,40 +114,6 @@ public enum CornerRefiner {
             }
             let p = incoming.point(s1)
             return p.x.isFinite && p.y.isFinite ? p : nil
-        }
-
-        /// Coefficients of the polynomial of `degree` through (s, o) by least squares.
-        static func leastSquares(s: [Double], o: [Double], degree: Int) -> [Double]? {
-            let n = degree + 1
-            var a = [Double](repeating: 0, count: n * n), b = [Double](repeating: 0, count: n)
-            for (x, y) in zip(s, o) {
-                var powers = [Double](repeating: 1, count: 2 * n - 1)
-                for k in 1..<(2 * n - 1) { powers[k] = powers[k - 1] * x }
-                for r in 0..<n {
-                    b[r] += powers[r] * y
-                    for c in 0..<n { a[r * n + c] += powers[r + c] }
-                }
-            }
-            // Gaussian elimination with partial pivoting.
-            for col in 0..<n {
-                guard let pivot = (col..<n).max(by: { abs(a[$0 * n + col]) < abs(a[$1 * n + col]) }), abs(a[pivot * n + col]) > 1e-12 else { return nil }
-                if pivot != col {
-                    for c in 0..<n { a.swapAt(col * n + c, pivot * n + c) }
-                    b.swapAt(col, pivot)
-                }
-                for r in (col + 1)..<n {
-                    let f = a[r * n + col] / a[col * n + col]
-                    for c in col..<n { a[r * n + c] -= f * a[col * n + c] }
-                    b[r] -= f * b[col]
-                }
-            }
-            var x = [Double](repeating: 0, count: n)
-            for r in stride(from: n - 1, through: 0, by: -1) {
-                var sum = b[r]
-                for c in (r + 1)..<n { sum -= a[r * n + c] * x[c] }
-                x[r] = sum / a[r * n + r]
-            }
-            return x
         }
     }
 
