@@ -5,9 +5,21 @@ import CVBridge
 public struct Quad: Sendable, Equatable {
     public var corners: [Point2]
 
-    public var perimeter: Double { (0..<4).map { corners[$0].distance(to: corners[($0 + 1) % 4]) }.reduce(0, +) }
+    public var perimeter: Double {
+        var sum = 0.0
+        for i in 0..<4 { sum += corners[i].distance(to: corners[(i + 1) % 4]) }
+        return sum
+    }
+
     public var center: Point2 {
-        Point2(x: corners.map(\.x).reduce(0, +) / 4, y: corners.map(\.y).reduce(0, +) / 4)
+        Point2(x: (corners[0].x + corners[1].x + corners[2].x + corners[3].x) / 4,
+               y: (corners[0].y + corners[1].y + corners[2].y + corners[3].y) / 4)
+    }
+
+    public var shortestSide: Double {
+        var shortest = Double.infinity
+        for i in 0..<4 { shortest = min(shortest, corners[i].distance(to: corners[(i + 1) % 4])) }
+        return shortest
     }
 }
 
@@ -32,7 +44,7 @@ public enum QuadCandidates {
             var corners = (0..<4).map { Point2(x: Double(vertices[2 * $0]), y: Double(vertices[2 * $0 + 1])) }
             guard isConvex(corners) else { continue }
             let quad = Quad(corners: corners)
-            let minSide = (0..<4).map { corners[$0].distance(to: corners[($0 + 1) % 4]) }.min()!
+            let minSide = quad.shortestSide
             guard minSide >= parameters.minSideRate * quad.perimeter else { continue }
             let border = parameters.minDistanceToBorder
             guard corners.allSatisfy({ $0.x >= border && $0.y >= border && $0.x <= Double(imageWidth - 1) - border
@@ -49,20 +61,28 @@ public enum QuadCandidates {
     }
 
     static func isConvex(_ p: [Point2]) -> Bool {
-        let signs = (0..<4).map { cross(p[$0], p[($0 + 1) % 4], p[($0 + 2) % 4]) }
-        return signs.allSatisfy { $0 > 0 } || signs.allSatisfy { $0 < 0 }
+        var positive = 0, negative = 0
+        for i in 0..<4 {
+            let c = cross(p[i], p[(i + 1) % 4], p[(i + 2) % 4])
+            if c > 0 { positive += 1 } else if c < 0 { negative += 1 }
+        }
+        return positive == 4 || negative == 4
     }
 
     /// Mean distance between matching corners, over the best of the four cyclic pairings.
     static func meanCornerDistance(_ a: Quad, _ b: Quad) -> Double {
-        (0..<4).map { shift in
-            (0..<4).map { a.corners[$0].distance(to: b.corners[($0 + shift) % 4]) }.reduce(0, +) / 4
-        }.min()!
+        var best = Double.infinity
+        for shift in 0..<4 {
+            var sum = 0.0
+            for i in 0..<4 { sum += a.corners[i].distance(to: b.corners[(i + shift) % 4]) }
+            best = min(best, sum / 4)
+        }
+        return best
     }
 
     static func removeDuplicates(_ quads: [Quad], rate: Double) -> [Quad] {
         // Larger first, so that each kept quad is the largest of its group.
-        let sorted = quads.sorted { $0.perimeter > $1.perimeter }
+        let sorted = quads.map { ($0, $0.perimeter) }.sorted { $0.1 > $1.1 }.map(\.0)
         var kept: [Quad] = []
         for quad in sorted {
             let perimeter = quad.perimeter
