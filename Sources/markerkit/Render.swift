@@ -11,6 +11,13 @@ func parseImageSize(_ text: String) throws -> (Int, Int) {
     return (w, h)
 }
 
+/// Noise and blur as users may set them for renders.
+func checkDegradations(noise: Double, blur: Double) throws {
+    guard noise.isFinite, (0...100).contains(noise), blur.isFinite, (0...20).contains(blur) else {
+        throw MarkerKitError.invalidArgument("--noise must be 0-100 and --blur 0-20")
+    }
+}
+
 /// The camera renders use: a stored or given calibration (at its own image size), else the built-in webcam.
 func renderCamera(calibration: String?, size: String) throws -> CameraCalibration {
     if let calibration {
@@ -53,9 +60,7 @@ struct Render: ParsableCommand {
     func run() throws {
         if let clip { return try renderClip(views: clip) }
         guard (1...100_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-100000") }
-        guard noise.isFinite, noise >= 0, noise <= 100, blur.isFinite, blur >= 0, blur <= 20 else {
-            throw MarkerKitError.invalidArgument("--noise must be 0-100 and --blur 0-20")
-        }
+        try checkDegradations(noise: noise, blur: blur)
         if let jpeg, !(1...100).contains(jpeg) { throw MarkerKitError.invalidArgument("--jpeg \(jpeg) is outside 1-100") }
         let camera = try renderCamera(calibration: calibration, size: size)
         let directory = try Detect.makeDirectory(output)

@@ -86,9 +86,7 @@ struct Verify: ParsableCommand {
 
         func run() throws {
             guard (3...500).contains(views) else { throw MarkerKitError.invalidArgument("--views \(views) is outside 3-500") }
-            guard noise.isFinite, (0...100).contains(noise), blur.isFinite, (0...20).contains(blur) else {
-                throw MarkerKitError.invalidArgument("--noise must be 0-100 and --blur 0-20")
-            }
+            try checkDegradations(noise: noise, blur: blur)
             let camera = try renderCamera(calibration: calibration, size: size)
             guard camera.imageWidth >= 160, camera.imageHeight >= 120 else {
                 throw MarkerKitError.invalidArgument("calibration views need at least 160x120 pixels, not \(camera.imageWidth)x\(camera.imageHeight)")

@@ -4,10 +4,7 @@ import Foundation
 /// OPENCV (k1 k2 p1 p2), FULL_OPENCV (k1 k2 p1 p2 k3 k4 k5 k6) or OPENCV_FISHEYE (k1 k2 k3 k4).
 enum COLMAPFormat {
     static func encode(_ c: CameraCalibration) throws -> Data {
-        guard c.skew == 0 else { throw MarkerKitError.invalidArgument("COLMAP's camera models have no skew; this calibration has \(c.skew)") }
-        guard c.imageWidth > 0, c.imageHeight > 0 else {
-            throw MarkerKitError.invalidArgument("COLMAP needs the image size, which this calibration lacks")
-        }
+        try requireExportable(c, format: "COLMAP", skew: false)
         let model: String, extra: [Double]
         switch c.model {
         case .pinhole: (model, extra) = ("PINHOLE", [])

@@ -82,3 +82,14 @@ extension Double {
     /// The shortest text that reads back to exactly this double.
     var exact: String { "\(self)" }
 }
+
+/// What every exporter asks of a calibration before writing: the image size, and no skew when the
+/// target format has none. A format that cannot express a term says so instead of dropping it.
+func requireExportable(_ c: CameraCalibration, format: String, skew: Bool) throws {
+    if !skew, c.skew != 0 {
+        throw MarkerKitError.invalidArgument("\(format) has no skew; this calibration has \(c.skew)")
+    }
+    guard c.imageWidth > 0, c.imageHeight > 0 else {
+        throw MarkerKitError.invalidArgument("\(format) needs the image size, which this calibration lacks")
+    }
+}

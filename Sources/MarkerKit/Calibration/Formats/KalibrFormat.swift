@@ -4,10 +4,7 @@ import Foundation
 /// Kalibr has no k3 and no skew; a calibration that needs them is refused, never cut.
 enum KalibrFormat {
     static func encode(_ c: CameraCalibration) throws -> Data {
-        guard c.skew == 0 else { throw MarkerKitError.invalidArgument("Kalibr's pinhole model has no skew; this calibration has \(c.skew)") }
-        guard c.imageWidth > 0, c.imageHeight > 0 else {
-            throw MarkerKitError.invalidArgument("Kalibr needs the image size, which this calibration lacks")
-        }
+        try requireExportable(c, format: "Kalibr", skew: false)
         let model: String, coefficients: [Double]
         switch c.model {
         case .pinhole: (model, coefficients) = ("none", [])

@@ -13,9 +13,7 @@ enum ROSFormat {
     }
 
     static func encode(_ c: CameraCalibration) throws -> Data {
-        guard c.imageWidth > 0, c.imageHeight > 0 else {
-            throw MarkerKitError.invalidArgument("ROS camera_info needs the image size, which this calibration lacks")
-        }
+        try requireExportable(c, format: "ROS camera_info", skew: true)
         // plumb_bob always has five coefficients.
         let d = c.model == .pinhole ? [0, 0, 0, 0, 0] : (c.model == .opencv4 ? c.distortion + [0] : c.distortion)
         var p = [Double](repeating: 0, count: 9)
