@@ -37,6 +37,8 @@ extern "C" int32_t cvb_find_chessboard(const uint8_t *gray, int32_t width, int32
                                                 cv::CALIB_CB_NORMALIZE_IMAGE | cv::CALIB_CB_ACCURACY);
         } else if (method == 3 || method == 4) {
             found = cv::findChessboardCorners(image, cv::Size(cols, rows), points, defaults | (method == 4 ? cv::CALIB_CB_FAST_CHECK : 0));
+        } else if (method == 5) {
+            found = cv::findChessboardCorners(image, cv::Size(cols, rows), points, 0);
         } else {
             found = cv::findChessboardCorners(image, cv::Size(cols, rows), points, defaults | (method == 2 ? cv::CALIB_CB_FAST_CHECK : 0));
             if (found) {
@@ -55,14 +57,25 @@ extern "C" int32_t cvb_find_chessboard(const uint8_t *gray, int32_t width, int32
 }
 
 extern "C" int32_t cvb_refine_corners(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, double *corners,
-                                      int32_t count, int32_t half_window) {
+                                      int32_t count, int32_t half_window, int32_t max_iterations, double epsilon) {
     return cvb::guarded("refine corners", [&]() -> int32_t {
-        if (!cvb::valid_gray(gray, width, height, stride) || corners == nullptr || count < 1 || half_window < 1)
+        if (!cvb::valid_gray(gray, width, height, stride) || corners == nullptr || count < 1 || half_window < 1 ||
+            max_iterations < 1 || !(epsilon > 0))
             return cvb::fail(CVB_ERR_ARGUMENT, "refine corners: bad argument");
         std::vector<cv::Point2f> points;
         for (int32_t i = 0; i < count; ++i) points.emplace_back(float(corners[2 * i]), float(corners[2 * i + 1]));
-        cv::cornerSubPix(cvb::gray_view(gray, width, height, stride), points, cv::Size(half_window, half_window), cv::Size(-1, -1),
-                         cv::TermCriteria(cv::TermCriteria::EPS + cv::TermCriteria::COUNT, 30, 0.001));
+        const cv::Mat image = cvb::gray_view(gray, width, height, stride);
+        const cv::TermCriteria criteria(cv::TermCriteria::EPS + cv::TermCriteria::COUNT, max_iterations, epsilon);
+        // Each corner is refined on its own, so the corners are split over the cores (same result).
+        const int chunks = std::max(1, std::min(cv::getNumThreads(), int(count) / 8));
+        cv::parallel_for_(cv::Range(0, chunks), [&](const cv::Range &range) {
+            for (int chunk = range.start; chunk < range.end; ++chunk) {
+                const int from = int(count) * chunk / chunks, to = int(count) * (chunk + 1) / chunks;
+                std::vector<cv::Point2f> part(points.begin() + from, points.begin() + to);
+                cv::cornerSubPix(image, part, cv::Size(half_window, half_window), cv::Size(-1, -1), criteria);
+                std::copy(part.begin(), part.end(), points.begin() + from);
+            }
+        });
         for (int32_t i = 0; i < count; ++i) {
             corners[2 * i] = points[i].x;
             corners[2 * i + 1] = points[i].y;
@@ -72,13 +85,13 @@ extern "C" int32_t cvb_refine_corners(const uint8_t *gray, int32_t width, int32_
 }
 
 extern "C" int32_t cvb_resize_gray(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t out_width,
-                                   int32_t out_height, uint8_t *out) {
+                                   int32_t out_height, int32_t bilinear, uint8_t *out) {
     return cvb::guarded("resize", [&]() -> int32_t {
         if (!cvb::valid_gray(gray, width, height, stride) || out == nullptr || out_width < 1 || out_height < 1)
             return cvb::fail(CVB_ERR_ARGUMENT, "resize: bad argument");
         cv::Mat target(out_height, out_width, CV_8UC1, out);
         // Area averaging when the factor is a whole number (OpenCV has a fast path for it), else bilinear.
-        const bool whole = width % out_width == 0 && height % out_height == 0;
+        const bool whole = !bilinear && width % out_width == 0 && height % out_height == 0;
         cv::resize(cvb::gray_view(gray, width, height, stride), target, target.size(), 0, 0,
                    whole ? cv::INTER_AREA : cv::INTER_LINEAR);
         return CVB_OK;

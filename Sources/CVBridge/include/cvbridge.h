@@ -61,17 +61,20 @@ int32_t cvb_threshold_pass(const uint8_t *gray, int32_t width, int32_t height, i
  * cornerSubPix with a (2 * half_window + 1)^2 window (half_window 0: from the corner spacing); method 1:
  * cv::findChessboardCornersSB (sector-based, sub-pixel by itself); method 2: as 0 with
  * CALIB_CB_FAST_CHECK; methods 3 and 4: findChessboardCorners alone (default flags; with FAST_CHECK),
- * no refinement, as baselines. `corners` receives 2 * cols * rows
+ * no refinement, as baselines; method 5: findChessboardCorners with no flags (one global threshold per
+ * dilation, no refinement: a quick look on a reduced frame). `corners` receives 2 * cols * rows
  * doubles in OpenCV's order. Returns 1 if found, 0 if not. */
 int32_t cvb_find_chessboard(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                             int32_t cols, int32_t rows, int32_t method, int32_t half_window, double *corners);
 
-/* cornerSubPix on given corners (x,y pairs, refined in place) with a (2*half_window+1)^2 window. */
+/* cornerSubPix on given corners (x,y pairs, refined in place) with a (2*half_window+1)^2 window, stopping
+ * after max_iterations or when a corner moves less than epsilon pixels. */
 int32_t cvb_refine_corners(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, double *corners,
-                           int32_t count, int32_t half_window);
-/* Resizes a gray image by `scale` (area interpolation when shrinking) into `out` (out_width*out_height). */
+                           int32_t count, int32_t half_window, int32_t max_iterations, double epsilon);
+/* Resizes a gray image into `out` (out_width*out_height, packed). bilinear 0: area averaging when the
+ * factor is whole (else bilinear); bilinear 1: always bilinear (a quick look, aliasing allowed). */
 int32_t cvb_resize_gray(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t out_width,
-                        int32_t out_height, uint8_t *out);
+                        int32_t out_height, int32_t bilinear, uint8_t *out);
 
 /* ---- Calibration ------------------------------------------------------------------------------------ */
 

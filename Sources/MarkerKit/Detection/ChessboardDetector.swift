@@ -49,24 +49,46 @@ public struct ChessboardDetector: Sendable {
     }
 
     /// cornerSubPix on corners found elsewhere (a downscaled frame), at full resolution.
-    public static func refine(_ corners: [Point2], in image: GrayImage, halfWindow: Int) throws -> [Point2] {
+    public static func refine(_ corners: [Point2], in image: GrayImage, halfWindow: Int, maxIterations: Int = 30,
+                              epsilon: Double = 0.001) throws -> [Point2] {
         var xy = corners.flatMap { [$0.x, $0.y] }
         let status = image.pixels.withUnsafeBufferPointer {
-            cvb_refine_corners($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), &xy, Int32(corners.count), Int32(halfWindow))
+            cvb_refine_corners($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), &xy, Int32(corners.count), Int32(halfWindow),
+                               Int32(maxIterations), epsilon)
         }
         guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
         return (0..<corners.count).map { Point2(x: xy[2 * $0], y: xy[2 * $0 + 1]) }
     }
 
+    /// cornerSubPix's half window for corners in OpenCV's order: a fifth of the shortest distance between
+    /// neighbouring corners, so the window never reaches the next corner (2 to `largest` pixels).
+    public static func halfWindow(for corners: [Point2], columns: Int, at largest: Int = 11) -> Int {
+        var shortest = Double.infinity
+        for (i, p) in corners.enumerated() {
+            if (i + 1) % columns != 0, i + 1 < corners.count { shortest = min(shortest, p.distance(to: corners[i + 1])) }
+            if i + columns < corners.count { shortest = min(shortest, p.distance(to: corners[i + columns])) }
+        }
+        return shortest.isFinite ? max(2, min(largest, Int((shortest / 5).rounded()))) : 2
+    }
+
     /// The inner corners row by row in OpenCV's order, or nil when the board is not found.
     public func detect(in image: GrayImage) throws -> [Point2]? {
-        var xy = [Double](repeating: 0, count: 2 * innerColumns * innerRows)
+        try Self.find(in: image, columns: innerColumns, rows: innerRows, bridgeMethod: method.bridgeCode, halfWindow: halfWindow)
+    }
+
+    /// findChessboardCorners with no flags and no refinement: the quick look on a reduced frame.
+    static func quickLook(in image: GrayImage, columns: Int, rows: Int) throws -> [Point2]? {
+        try find(in: image, columns: columns, rows: rows, bridgeMethod: 5, halfWindow: 0)
+    }
+
+    private static func find(in image: GrayImage, columns: Int, rows: Int, bridgeMethod: Int32, halfWindow: Int) throws -> [Point2]? {
+        var xy = [Double](repeating: 0, count: 2 * columns * rows)
         let found = image.pixels.withUnsafeBufferPointer { pixels in
             cvb_find_chessboard(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
-                                Int32(innerColumns), Int32(innerRows), method.bridgeCode, Int32(halfWindow), &xy)
+                                Int32(columns), Int32(rows), bridgeMethod, Int32(halfWindow), &xy)
         }
         guard found >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
         guard found == 1 else { return nil }
-        return (0..<(innerColumns * innerRows)).map { Point2(x: xy[2 * $0], y: xy[2 * $0 + 1]) }
+        return (0..<(columns * rows)).map { Point2(x: xy[2 * $0], y: xy[2 * $0 + 1]) }
     }
 }

@@ -93,7 +93,7 @@ public struct MarkerDetector: Sendable {
         var out = [UInt8](repeating: 0, count: w * h)
         let status = image.pixels.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer {
-                cvb_resize_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(w), Int32(h), $0.baseAddress)
+                cvb_resize_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(w), Int32(h), 0, $0.baseAddress)
             }
         }
         guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
