@@ -3,6 +3,8 @@ import Foundation
 import MarkerKit
 
 struct Bench: ParsableCommand {
+    enum Part: String, ExpressibleByArgument, CaseIterable { case markers, chessboards }
+
     static let configuration = CommandConfiguration(
         abstract: "Time MarkerKit's detectors against OpenCV's on the same frames, with recall beside every time.",
         discussion: """
@@ -20,6 +22,7 @@ struct Bench: ParsableCommand {
 
     @Flag(help: "Fewer sizes and repeats: under a minute on 2 cores.") var quick = false
     @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
+    @Option(help: ArgumentHelp("Run only one part: markers or chessboards.", valueName: "part")) var only: Part?
     @Option(help: ArgumentHelp("The real video to include (default: ArUco's test video if present).", valueName: "file")) var video: String?
 
     func run() throws {
@@ -31,7 +34,10 @@ struct Bench: ParsableCommand {
         if let videoURL, !FileManager.default.fileExists(atPath: videoURL.path) {
             throw MarkerKitError.missingInput("cannot read video '\(videoURL.path)': no such file")
         }
-        let report = try DetectorBenchmark(quick: quick).run(video: videoURL) { status("bench: \($0)") }
+        var benchmark = DetectorBenchmark(quick: quick)
+        benchmark.includeMarkers = only != .chessboards
+        benchmark.includeChessboards = only != .markers
+        let report = try benchmark.run(video: videoURL) { status("bench: \($0)") }
         endStatus()
         print(report.table)
         if let jsonURL {
