@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 #include <opencv2/imgproc.hpp>
+#include <opencv2/imgproc/imgproc_c.h>
 #include "bridge_error.hpp"
 
 extern "C" int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
@@ -17,49 +18,51 @@ extern "C" int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, in
     });
 }
 
+namespace {
+// What the contour stage keeps from frame to frame on one thread: the bordered copy the scanner
+// writes into, the scanner's memory blocks (cleared, not freed), and the flat output.
+struct ContourWorkspace {
+    cv::Mat bordered;
+    cv::Ptr<CvMemStorage> storage{cvCreateMemStorage(0), [](CvMemStorage *s) { cvReleaseMemStorage(&s); }};
+    std::vector<int32_t> offsets, points;
+};
+}
+
 extern "C" int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
                                      int32_t min_points, int32_t max_points, cvb_contours *out) {
     return cvb::guarded("find contours", [&]() -> int32_t {
         if (!cvb::valid_gray(binary, width, height, stride) || out == nullptr)
             return cvb::fail(CVB_ERR_ARGUMENT, "find contours: bad image");
         *out = cvb_contours{0, nullptr, nullptr};
-        cv::Mat image = cvb::gray_view(binary, width, height, stride).clone(); // findContours may modify
-        std::vector<std::vector<cv::Point>> contours;
-        cv::findContours(image, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
-        std::vector<const std::vector<cv::Point> *> kept;
-        size_t total = 0;
-        for (const auto &c : contours) {
-            if (int32_t(c.size()) < min_points || int32_t(c.size()) > max_points) continue;
-            kept.push_back(&c);
-            total += c.size();
-        }
-        auto *offsets = static_cast<int32_t *>(std::malloc(sizeof(int32_t) * (kept.size() + 1)));
-        auto *points = static_cast<int32_t *>(std::malloc(sizeof(int32_t) * (2 * total + 1)));
-        if (offsets == nullptr || points == nullptr) {
-            std::free(offsets);
-            std::free(points);
-            return cvb::fail(CVB_ERR_IO, "find contours: out of memory");
-        }
-        size_t at = 0;
-        for (size_t i = 0; i < kept.size(); ++i) {
-            offsets[i] = static_cast<int32_t>(at);
-            for (const auto &p : *kept[i]) {
-                points[2 * at] = p.x;
-                points[2 * at + 1] = p.y;
-                ++at;
+        static thread_local ContourWorkspace work;
+        // As cv::findContours does: a one-pixel zero frame, so regions touching the image edge keep
+        // their edge pixels (the scanner clears the outermost pixels of what it is given).
+        cv::copyMakeBorder(cvb::gray_view(binary, width, height, stride), work.bordered, 1, 1, 1, 1,
+                           cv::BORDER_CONSTANT | cv::BORDER_ISOLATED, cv::Scalar(0));
+        cvClearMemStorage(work.storage);
+        CvMat header = cvMat(work.bordered);
+        CvSeq *first = nullptr;
+        cvFindContours(&header, work.storage, &first, sizeof(CvContour), CV_RETR_LIST, CV_CHAIN_APPROX_NONE,
+                       cvPoint(-1, -1));
+        work.offsets.clear();
+        work.points.clear();
+        for (CvSeq *c = first; c != nullptr; c = c->h_next) {
+            if (c->total < min_points || c->total > max_points) continue;
+            work.offsets.push_back(static_cast<int32_t>(work.points.size() / 2));
+            CvSeqReader reader;
+            cvStartReadSeq(c, &reader);
+            for (int i = 0; i < c->total; ++i) {
+                const CvPoint &p = *reinterpret_cast<const CvPoint *>(reader.ptr);
+                work.points.push_back(p.x);
+                work.points.push_back(p.y);
+                CV_NEXT_SEQ_ELEM(sizeof(CvPoint), reader);
             }
         }
-        offsets[kept.size()] = static_cast<int32_t>(at);
-        *out = cvb_contours{static_cast<int32_t>(kept.size()), offsets, points};
+        const int32_t count = static_cast<int32_t>(work.offsets.size());
+        work.offsets.push_back(static_cast<int32_t>(work.points.size() / 2));
+        *out = cvb_contours{count, work.offsets.data(), work.points.data()};
         return CVB_OK;
     });
-}
-
-extern "C" void cvb_contours_release(cvb_contours *contours) {
-    if (contours == nullptr) return;
-    std::free(contours->offsets);
-    std::free(contours->points);
-    *contours = cvb_contours{0, nullptr, nullptr};
 }
 
 extern "C" int32_t cvb_approx_polygon(const int32_t *points, int32_t count, double epsilon, int32_t *out,
@@ -68,7 +71,7 @@ extern "C" int32_t cvb_approx_polygon(const int32_t *points, int32_t count, doub
         if (points == nullptr || count < 1 || (capacity > 0 && out == nullptr))
             return cvb::fail(CVB_ERR_ARGUMENT, "approximate polygon: bad contour");
         cv::Mat contour(count, 1, CV_32SC2, const_cast<int32_t *>(points));
-        std::vector<cv::Point> polygon;
+        static thread_local std::vector<cv::Point> polygon; // keeps its capacity between calls
         cv::approxPolyDP(contour, polygon, epsilon, true);
         for (size_t i = 0; i < polygon.size() && int32_t(i) < capacity; ++i) {
             out[2 * i] = polygon[i].x;

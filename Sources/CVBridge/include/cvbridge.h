@@ -180,16 +180,17 @@ int32_t cvb_to_gray(const uint8_t *pixels, int32_t width, int32_t height, int32_
 int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                int32_t window, double constant, uint8_t *binary);
 
-/* Contours of a binary image (cv::findContours, RETR_LIST, every point), only those with between
- * min_points and max_points points. Points are x,y pairs; contour i spans points offsets[i]..offsets[i+1]. */
+/* Contours of a binary image (OpenCV's contour scanner, RETR_LIST, every point; the same as
+ * cv::findContours), only those with between min_points and max_points points. Points are x,y pairs;
+ * contour i spans points offsets[i]..offsets[i+1]. The arrays belong to the calling thread's workspace
+ * and stay valid until its next call: after the first frames of a size no memory is allocated for them. */
 typedef struct cvb_contours {
     int32_t count;
-    int32_t *offsets; /* count + 1 */
-    int32_t *points;  /* 2 * offsets[count] */
+    const int32_t *offsets; /* count + 1 */
+    const int32_t *points;  /* 2 * offsets[count] */
 } cvb_contours;
 int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
                           int32_t min_points, int32_t max_points, cvb_contours *out);
-void cvb_contours_release(cvb_contours *contours);
 
 /* cv::approxPolyDP of a closed contour; writes up to `capacity` vertices (x,y) and returns how many
  * the polygon has. */

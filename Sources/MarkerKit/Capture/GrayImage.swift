@@ -16,6 +16,16 @@ public struct GrayImage: Sendable {
 
     public subscript(x: Int, y: Int) -> UInt8 { pixels[y * width + x] }
 
+    /// A width x height image in `image`'s place: the same one, pixels untouched, when it already has
+    /// that size, so that a buffer reused frame after frame is allocated once.
+    static func reuse(_ image: inout GrayImage, width: Int, height: Int) {
+        if image.width != width || image.height != height {
+            image = GrayImage(width: width, height: height, pixels: [UInt8](repeating: 0, count: width * height))
+        }
+    }
+
+    static let empty = GrayImage(width: 0, height: 0, pixels: [])
+
     /// Reads any image file OpenCV's imgcodecs decodes (PNG, JPEG, TIFF, BMP, PGM, ...) as gray.
     public init(contentsOf url: URL) throws {
         let frame = try Frame(contentsOf: url, format: .gray8)

@@ -12,18 +12,24 @@ public enum Contours {
 
         public init() {}
 
+        /// Empties the set, keeping its memory for the next frame.
+        public mutating func removeAll() {
+            points.removeAll(keepingCapacity: true)
+            offsets.removeAll(keepingCapacity: true)
+            offsets.append(0)
+        }
+
         /// Number of points of contour i.
         public func length(_ i: Int) -> Int { Int(offsets[i + 1] - offsets[i]) }
     }
 
-    /// Adds the contours of `binary` to `set`.
+    /// Adds the contours of `binary` to `set` (the bridge's output is the thread's own, read at once).
     public static func find(in binary: GrayImage, minPoints: Int, maxPoints: Int, into set: inout ContourSet) throws {
         var found = cvb_contours()
         let status = binary.pixels.withUnsafeBufferPointer {
             cvb_find_contours($0.baseAddress, Int32(binary.width), Int32(binary.height), Int32(binary.width),
                               Int32(minPoints), Int32(maxPoints), &found)
         }
-        defer { cvb_contours_release(&found) }
         guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
         guard found.count > 0 else { return }
         let base = Int32(set.points.count / 2)

@@ -7,32 +7,49 @@ public enum CornerRefiner {
     /// edge profiles on the previous pass's edges, which matters for small markers whose integer polygon
     /// corners can be a pixel off with only a few pixels of border to search.
     public static func refine(_ corners: [Point2], in image: GrayImage) -> [Point2] {
-        var current = corners
+        var scratch = Scratch()
+        return refine(corners, in: image, scratch: &scratch)
+    }
+
+    /// Buffers for the edge profiles, reused for every edge of every candidate.
+    public struct Scratch {
+        var points: [Point2] = []
+        var strengths: [Double] = []
+        var ranked: [Double] = []
+        var profile: [Double] = []
+        public init() {}
+    }
+
+    public static func refine(_ corners: [Point2], in image: GrayImage, scratch: inout Scratch) -> [Point2] {
+        precondition(corners.count == 4, "a quadrilateral has four corners")
+        var current = InlineArray<4, Point2> { corners[$0] }
         for _ in 0..<3 {
-            let next = refineOnce(current, in: image)
-            let moved = zip(next, current).map { $0.distance(to: $1) }.max() ?? 0
-            guard moved > 0 else { break } // refinement failed: keep the last good corners
+            guard let next = refineOnce(current, in: image, scratch: &scratch) else { break } // keep the last good corners
+            var moved = 0.0
+            for i in 0..<4 { moved = max(moved, next[i].distance(to: current[i])) }
             current = next
             if moved < 0.02 { break }
         }
-        return current
+        return [current[0], current[1], current[2], current[3]]
     }
 
-    static func refineOnce(_ corners: [Point2], in image: GrayImage) -> [Point2] {
-        var curves: [EdgeCurve] = []
+    /// One pass; nil when an edge cannot be fitted or a corner would move too far.
+    static func refineOnce(_ corners: InlineArray<4, Point2>, in image: GrayImage, scratch: inout Scratch) -> InlineArray<4, Point2>? {
+        var curves = InlineArray<4, EdgeCurve?>(repeating: nil)
         for side in 0..<4 {
             let a = corners[side], b = corners[(side + 1) % 4]
-            let points = edgePoints(from: a, to: b, before: corners[(side + 3) % 4], after: corners[(side + 2) % 4], in: image)
-            guard points.count >= 6, let curve = EdgeCurve(from: a, to: b, points: points.map(\.point)) else { return corners }
-            curves.append(curve)
+            edgePoints(from: a, to: b, before: corners[(side + 3) % 4], after: corners[(side + 2) % 4], in: image, scratch: &scratch)
+            guard scratch.points.count >= 6, let curve = EdgeCurve(from: a, to: b, points: scratch.points) else { return nil }
+            curves[side] = curve
         }
-        let sideLength = (0..<4).map { corners[$0].distance(to: corners[($0 + 1) % 4]) }.min()!
+        var sideLength = Double.infinity
+        for i in 0..<4 { sideLength = min(sideLength, corners[i].distance(to: corners[(i + 1) % 4])) }
         let maxMove = max(1.5, sideLength / 10)
-        var refined: [Point2] = []
+        var refined = corners
         for i in 0..<4 {
             // Corner i ends edge i-1 and starts edge i.
-            guard let p = EdgeCurve.meet(curves[(i + 3) % 4], curves[i]), p.distance(to: corners[i]) <= maxMove else { return corners }
-            refined.append(p)
+            guard let p = EdgeCurve.meet(curves[(i + 3) % 4]!, curves[i]!), p.distance(to: corners[i]) <= maxMove else { return nil }
+            refined[i] = p
         }
         return refined
     }
@@ -73,8 +90,8 @@ public enum CornerRefiner {
         }
 
         /// Solves a 3x3 system (row-major) by Cramer's rule.
-        static func solve3(_ a: [Double], _ b: [Double]) -> (Double, Double, Double)? {
-            func det(_ m: [Double]) -> Double {
+        static func solve3(_ a: InlineArray<9, Double>, _ b: InlineArray<3, Double>) -> (Double, Double, Double)? {
+            func det(_ m: InlineArray<9, Double>) -> Double {
                 m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6])
             }
             let d = det(a)
@@ -117,7 +134,8 @@ public enum CornerRefiner {
         }
     }
 
-    /// Sub-pixel points on the edge between two corners, each with its position t (0 at `a`, 1 at `b`).
+    /// Sub-pixel points on the edge between two corners, from `a` towards `b`, into `scratch.points`
+    /// (empty when the edge is too short or too weak).
     ///
     /// Each edge point comes from a profile across the edge, one sample per pixel along the normal from
     /// the light quiet zone outside to the black border inside. The edge sits where the light area ends:
@@ -126,45 +144,68 @@ public enum CornerRefiner {
     /// exact where the peak of a gradient is biased towards pixel centres.
     /// Profiles that would reach across a neighbouring edge (at an acute corner of a steep marker) are
     /// left out: `before` and `after` are the corners beyond `a` and `b`.
-    static func edgePoints(from a: Point2, to b: Point2, before: Point2, after: Point2, in image: GrayImage) -> [(t: Double, point: Point2)] {
+    static func edgePoints(from a: Point2, to b: Point2, before: Point2, after: Point2, in image: GrayImage, scratch: inout Scratch) {
+        scratch.points.removeAll(keepingCapacity: true)
+        scratch.strengths.removeAll(keepingCapacity: true)
         let length = a.distance(to: b)
-        guard length >= 4 else { return [] }
+        guard length >= 4 else { return }
         let d = Point2(x: (b.x - a.x) / length, y: (b.y - a.y) / length)
         // Corners go clockwise in the image, so this normal points into the marker.
         let n = Point2(x: -d.y, y: d.x)
         // Stay within the black border (one cell, length / 7) and the quiet zone.
         let reach = max(2, min(Int(length / 7 * 0.45), 6))
         let samples = min(max(Int(length / 1.5), 12), 60)
-        var points: [(t: Double, point: Point2)] = []
-        var strengths: [Double] = []
-        points.reserveCapacity(samples)
-        strengths.reserveCapacity(samples)
-        // One profile buffer for the whole edge (no allocation per sample).
-        var profile = [Double](repeating: 0, count: 2 * reach + 1)
+        scratch.profile.removeAll(keepingCapacity: true)
+        scratch.profile.append(contentsOf: repeatElement(0, count: 2 * reach + 1))
         for k in 0..<samples {
             let t = 0.08 + 0.84 * Double(k) / Double(samples - 1)
             let base = Point2(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t)
             let clearance = Double(reach) + 1.5
             guard distance(base, toLineThrough: before, a) > clearance, distance(base, toLineThrough: b, after) > clearance else { continue }
-            for j in 0..<profile.count {
+            let last = 2 * reach
+            for j in 0...last {
                 let s = Double(j - reach)
-                profile[j] = image.sample(base.x + n.x * s, base.y + n.y * s)
+                scratch.profile[j] = image.sample(base.x + n.x * s, base.y + n.y * s)
             }
-            let light = (profile[0] + profile[1]) / 2
-            let dark = (profile[profile.count - 1] + profile[profile.count - 2]) / 2
+            let light = (scratch.profile[0] + scratch.profile[1]) / 2
+            let dark = (scratch.profile[last] + scratch.profile[last - 1]) / 2
             let contrast = light - dark
             guard contrast > 10 else { continue }
             var lightArea = 0.0
-            for value in profile { lightArea += min(1, max(0, (value - dark) / contrast)) }
+            for j in 0...last { lightArea += min(1, max(0, (scratch.profile[j] - dark) / contrast)) }
             // Sample j covers [j - 0.5, j + 0.5] around offset j - reach.
             let along = -Double(reach) - 0.5 + lightArea
-            points.append((t, Point2(x: base.x + n.x * along, y: base.y + n.y * along)))
-            strengths.append(contrast)
+            scratch.points.append(Point2(x: base.x + n.x * along, y: base.y + n.y * along))
+            scratch.strengths.append(contrast)
         }
-        guard points.count >= 4 else { return [] }
+        guard scratch.points.count >= 4 else {
+            scratch.points.removeAll(keepingCapacity: true)
+            return
+        }
         // Weak edge points (glare, occlusion) are dropped before fitting.
-        let median = strengths.sorted()[strengths.count / 2]
-        return zip(points, strengths).filter { $0.1 >= 0.5 * median }.map(\.0)
+        let median = medianStrength(&scratch)
+        var kept = 0
+        for i in 0..<scratch.points.count where scratch.strengths[i] >= 0.5 * median {
+            scratch.points[kept] = scratch.points[i]
+            kept += 1
+        }
+        scratch.points.removeLast(scratch.points.count - kept)
+    }
+
+    /// The upper median of the strengths (insertion sort of a copy: at most 60 values, no allocation).
+    static func medianStrength(_ scratch: inout Scratch) -> Double {
+        scratch.ranked.removeAll(keepingCapacity: true)
+        scratch.ranked.append(contentsOf: scratch.strengths)
+        for i in 1..<scratch.ranked.count {
+            let value = scratch.ranked[i]
+            var j = i - 1
+            while j >= 0, scratch.ranked[j] > value {
+                scratch.ranked[j + 1] = scratch.ranked[j]
+                j -= 1
+            }
+            scratch.ranked[j + 1] = value
+        }
+        return scratch.ranked[scratch.ranked.count / 2]
     }
 
     static func distance(_ p: Point2, toLineThrough a: Point2, _ b: Point2) -> Double {

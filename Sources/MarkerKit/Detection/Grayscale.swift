@@ -4,22 +4,32 @@ import CVBridge
 /// OpenCV's cvtColor (BT.601 weights).
 public enum Grayscale {
     public static func image(from frame: Frame) throws -> GrayImage {
+        var gray = GrayImage.empty
+        try convert(frame, into: &gray)
+        return gray
+    }
+
+    /// The same into `gray`, reusing its pixels when it already has the frame's size.
+    public static func convert(_ frame: Frame, into gray: inout GrayImage) throws {
+        GrayImage.reuse(&gray, width: frame.width, height: frame.height)
+        let (width, height) = (frame.width, frame.height)
         if frame.format == .gray8 {
-            if frame.stride == frame.width { return GrayImage(width: frame.width, height: frame.height, pixels: Array(frame.bytes.prefix(frame.width * frame.height))) }
-            var pixels = [UInt8](repeating: 0, count: frame.width * frame.height)
-            for y in 0..<frame.height {
-                for x in 0..<frame.width { pixels[y * frame.width + x] = frame.bytes[y * frame.stride + x] }
+            gray.pixels.withUnsafeMutableBufferPointer { out in
+                frame.bytes.withUnsafeBufferPointer { source in
+                    for y in 0..<height {
+                        let row = UnsafeMutableBufferPointer(rebasing: out[(y * width)..<((y + 1) * width)])
+                        _ = row.initialize(from: source[(y * frame.stride)..<(y * frame.stride + width)])
+                    }
+                }
             }
-            return GrayImage(width: frame.width, height: frame.height, pixels: pixels)
+            return
         }
-        var pixels = [UInt8](repeating: 0, count: frame.width * frame.height)
         let status = frame.bytes.withUnsafeBufferPointer { source in
-            pixels.withUnsafeMutableBufferPointer { gray in
-                cvb_to_gray(source.baseAddress, Int32(frame.width), Int32(frame.height), Int32(frame.stride),
-                            Int32(frame.format.channels), gray.baseAddress)
+            gray.pixels.withUnsafeMutableBufferPointer { out in
+                cvb_to_gray(source.baseAddress, Int32(width), Int32(height), Int32(frame.stride),
+                            Int32(frame.format.channels), out.baseAddress)
             }
         }
         guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
-        return GrayImage(width: frame.width, height: frame.height, pixels: pixels)
     }
 }

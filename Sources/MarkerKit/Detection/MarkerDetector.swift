@@ -24,29 +24,39 @@ public struct MarkerDetector: Sendable {
 
     /// Detects markers in any frame; adds each stage's time to `timings` when it is not nil.
     public func detect(in frame: Frame, timings: inout StageTimings?) throws -> [MarkerDetection] {
-        let gray = try measure("grayscale", &timings) { try Grayscale.image(from: frame) }
-        return try detect(in: gray, timings: &timings)
+        try detect(in: frame, workspace: DetectorWorkspace(), timings: &timings)
     }
 
     public func detect(in image: GrayImage, timings: inout StageTimings?) throws -> [MarkerDetection] {
+        try detect(in: image, workspace: DetectorWorkspace(), timings: &timings)
+    }
+
+    /// The same with the buffers of `workspace`, for a stream of frames.
+    public func detect(in frame: Frame, workspace: DetectorWorkspace, timings: inout StageTimings?) throws -> [MarkerDetection] {
+        try measure("grayscale", &timings) { try Grayscale.convert(frame, into: &workspace.gray) }
+        return try detect(in: workspace.gray, workspace: workspace, timings: &timings)
+    }
+
+    public func detect(in image: GrayImage, workspace: DetectorWorkspace, timings: inout StageTimings?) throws -> [MarkerDetection] {
         let p = parameters
         let longSide = max(image.width, image.height)
         let factor = p.maxSearchSide > 0 ? min(longSide / p.maxSearchSide, p.maxSearchFactor) : 1
         let reduce = factor >= 2
-        let search = reduce ? try measure("reduce", &timings) { try Self.reduced(image, by: factor) } : image
+        if reduce { try measure("reduce", &timings) { try Self.reduce(image, by: factor, into: &workspace.reduced) } }
+        let search = reduce ? workspace.reduced : image
         let searchLongSide = Double(max(search.width, search.height))
-        var contours = Contours.ContourSet()
+        workspace.contours.removeAll()
         for window in reduce ? p.reducedThresholdWindows : p.thresholdWindows {
-            let binary = try measure("adaptive threshold", &timings) {
-                try AdaptiveThreshold.binary(search, window: window, constant: p.thresholdConstant)
+            try measure("adaptive threshold", &timings) {
+                try AdaptiveThreshold.binary(search, window: window, constant: p.thresholdConstant, into: &workspace.binary)
             }
             try measure("contours", &timings) {
-                try Contours.find(in: binary, minPoints: Int(p.minPerimeterRate * searchLongSide),
-                                  maxPoints: Int(p.maxPerimeterRate * searchLongSide), into: &contours)
+                try Contours.find(in: workspace.binary, minPoints: Int(p.minPerimeterRate * searchLongSide),
+                                  maxPoints: Int(p.maxPerimeterRate * searchLongSide), into: &workspace.contours)
             }
         }
         var quads = try measure("candidates", &timings) {
-            try QuadCandidates.quads(from: contours, imageWidth: search.width, imageHeight: search.height, parameters: p)
+            try QuadCandidates.quads(from: workspace.contours, imageWidth: search.width, imageHeight: search.height, parameters: p)
         }
         if reduce {
             // Back to full resolution: pixel edges scale, pixel centres sit half a pixel in.
@@ -55,7 +65,7 @@ public struct MarkerDetector: Sendable {
         }
         var markers: [MarkerDetection] = []
         for quad in quads {
-            guard let first = try read(quad, in: image, timings: &timings),
+            guard let first = try read(quad, in: image, workspace: workspace, timings: &timings),
                   Double(CellSampler.borderErrors(first.cells)) <= p.maxBorderErrorRate * 24 else { continue }
             guard p.refineCorners else {
                 if let marker = decode(first, quad: quad) { markers.append(marker) }
@@ -64,14 +74,14 @@ public struct MarkerDetector: Sendable {
             // A black border: refine the corners and read the code again from them. The refined read is
             // the one reported; when both reads are sure they must agree, since a code read from a grid
             // that is a cell fraction off can be another valid ID.
-            let refined = Quad(corners: measure("corner refinement", &timings) { CornerRefiner.refine(quad.corners, in: image) })
+            let refined = Quad(corners: measure("corner refinement", &timings) { CornerRefiner.refine(quad.corners, in: image, scratch: &workspace.refiner) })
             guard refined != quad else {
                 // No edge could be fitted (an edge hidden or at the image border): the polygon's corners.
                 if let marker = decode(first, quad: quad) { markers.append(marker) }
                 continue
             }
             let early = decode(first, quad: quad)
-            guard let second = try read(refined, in: image, timings: &timings),
+            guard let second = try read(refined, in: image, workspace: workspace, timings: &timings),
                   Double(CellSampler.borderErrors(second.cells)) <= p.maxBorderErrorRate * 24 else { continue }
             if let marker = decode(second, quad: refined) {
                 if let early, early.id != marker.id { continue }
@@ -87,17 +97,16 @@ public struct MarkerDetector: Sendable {
         return markers.sorted { $0.id < $1.id }
     }
 
-    /// The frame shrunk by a whole factor (area averaging).
-    static func reduced(_ image: GrayImage, by factor: Int) throws -> GrayImage {
+    /// The frame shrunk by a whole factor (area averaging) into `reduced`.
+    static func reduce(_ image: GrayImage, by factor: Int, into reduced: inout GrayImage) throws {
         let (w, h) = (max(1, image.width / factor), max(1, image.height / factor))
-        var out = [UInt8](repeating: 0, count: w * h)
+        GrayImage.reuse(&reduced, width: w, height: h)
         let status = image.pixels.withUnsafeBufferPointer { source in
-            out.withUnsafeMutableBufferPointer {
+            reduced.pixels.withUnsafeMutableBufferPointer {
                 cvb_resize_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(w), Int32(h), 0, $0.baseAddress)
             }
         }
         guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
-        return GrayImage(width: w, height: h, pixels: out)
     }
 
     struct Reading {
@@ -106,13 +115,13 @@ public struct MarkerDetector: Sendable {
     }
 
     /// Stages 5 to 7 on one candidate: nil when its middle is flat.
-    private func read(_ quad: Quad, in image: GrayImage, timings: inout StageTimings?) throws -> Reading? {
+    private func read(_ quad: Quad, in image: GrayImage, workspace: DetectorWorkspace, timings: inout StageTimings?) throws -> Reading? {
         let p = parameters
-        let square = try measure("unwarp", &timings) { try Unwarp.square(quad, from: image, pixelsPerCell: p.pixelsPerCell) }
-        let split = measure("otsu", &timings) { Otsu.split(square, border: p.pixelsPerCell) }
+        try measure("unwarp", &timings) { try Unwarp.square(quad, from: image, pixelsPerCell: p.pixelsPerCell, into: &workspace.square) }
+        let split = measure("otsu", &timings) { Otsu.split(workspace.square, border: p.pixelsPerCell) }
         guard split.contrast >= p.minContrast else { return nil }
         return Reading(fractions: measure("cell sampling", &timings) {
-            CellSampler.lightFractions(of: square, threshold: split.threshold, pixelsPerCell: p.pixelsPerCell, marginRate: p.cellMarginRate)
+            CellSampler.lightFractions(of: workspace.square, threshold: split.threshold, pixelsPerCell: p.pixelsPerCell, marginRate: p.cellMarginRate)
         })
     }
 

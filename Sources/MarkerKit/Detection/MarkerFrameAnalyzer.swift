@@ -6,6 +6,8 @@ public struct MarkerFrameAnalyzer {
     /// Display turn/mirror applied before detection; reported corners are mapped back to the sensor.
     public var transform: FrameTransform?
     public var timings: StageTimings?
+    /// The detector's buffers, reused frame after frame.
+    private let workspace = DetectorWorkspace()
 
     public init(poseEstimator: MarkerPoseEstimator? = nil, transform: FrameTransform? = nil, collectTimings: Bool = false) {
         self.poseEstimator = poseEstimator
@@ -17,7 +19,7 @@ public struct MarkerFrameAnalyzer {
     public mutating func analyze(_ sourced: SourcedFrame, annotate: Bool) throws -> (DetectionReport.FrameResult, Frame?) {
         let sensor = sourced.frame
         let shown = transform.map { $0.apply(sensor) } ?? sensor
-        let found = try detector.detect(in: shown, timings: &timings)
+        let found = try detector.detect(in: shown, workspace: workspace, timings: &timings)
         let markers = found.map { marker in
             guard let transform, !transform.isIdentity else { return marker }
             return MarkerDetection(id: marker.id, corners: marker.corners.map { transform.toSensor($0, width: sensor.width, height: sensor.height) })

@@ -4,16 +4,25 @@ import CVBridge
 /// warpPerspective), corner 0 at the square's top-left.
 public enum Unwarp {
     public static func square(_ quad: Quad, from image: GrayImage, pixelsPerCell: Int) throws -> GrayImage {
+        var square = GrayImage.empty
+        try self.square(quad, from: image, pixelsPerCell: pixelsPerCell, into: &square)
+        return square
+    }
+
+    /// The same into `square`, reusing its pixels (one buffer for every candidate of every frame).
+    public static func square(_ quad: Quad, from image: GrayImage, pixelsPerCell: Int, into square: inout GrayImage) throws {
         let size = 7 * pixelsPerCell
-        var out = [UInt8](repeating: 0, count: size * size)
-        let corners = quad.corners.flatMap { [$0.x, $0.y] }
-        let status = image.pixels.withUnsafeBufferPointer { gray in
-            out.withUnsafeMutableBufferPointer { target in
-                cvb_warp_quad(gray.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), corners,
-                              Int32(size), target.baseAddress)
+        GrayImage.reuse(&square, width: size, height: size)
+        let c = quad.corners
+        let corners = (c[0].x, c[0].y, c[1].x, c[1].y, c[2].x, c[2].y, c[3].x, c[3].y)
+        let status = withUnsafeBytes(of: corners) { raw in
+            image.pixels.withUnsafeBufferPointer { gray in
+                square.pixels.withUnsafeMutableBufferPointer { target in
+                    cvb_warp_quad(gray.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
+                                  raw.bindMemory(to: Double.self).baseAddress, Int32(size), target.baseAddress)
+                }
             }
         }
         guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
-        return GrayImage(width: size, height: size, pixels: out)
     }
 }
