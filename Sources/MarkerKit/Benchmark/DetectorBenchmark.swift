@@ -73,11 +73,14 @@ public struct DetectorBenchmark {
 
     public init(quick: Bool) { self.quick = quick }
 
-    public static let contenders: [(String, @Sendable (GrayImage) throws -> [MarkerDetection])] = [
-        ("markerkit", { try MarkerDetector().detect(in: $0) }),
+    /// The detector's buffers, kept from frame to frame as `track` keeps them.
+    let workspace = DetectorWorkspace()
+
+    var contenders: [(String, (GrayImage) throws -> [MarkerDetection])] { [
+        ("markerkit", { [workspace] in var none: StageTimings? = nil; return try MarkerDetector().detect(in: $0, workspace: workspace, timings: &none) }),
         ("opencv", { try OpenCVArucoDetector().detect(in: $0) }),
         ("aruco3", { try OpenCVArucoDetector(aruco3: true).detect(in: $0) }),
-    ]
+    ] }
 
     public func run(video: URL?, progress: (String) -> Void = { _ in }) throws -> Report {
         var report = Report(quick: quick, repeats: repeats, markerCases: [], chessboardCases: [])
@@ -94,7 +97,7 @@ public struct DetectorBenchmark {
                 report.markerCases.append(try measure(name: name, images: [image], truths: [truth]))
                 if w == 1920 && count == 10 {
                     var timings: StageTimings? = StageTimings()
-                    for _ in 0..<repeats { _ = try MarkerDetector().detect(in: image, timings: &timings) }
+                    for _ in 0..<repeats { _ = try MarkerDetector().detect(in: image, workspace: workspace, timings: &timings) }
                     report.stages = timings!.table
                 }
             }
@@ -142,7 +145,7 @@ public struct DetectorBenchmark {
 
     func measure(name: String, images: [GrayImage], truths: [[SceneTruth.Marker]]?) throws -> Case {
         var milliseconds: [String: Double] = [:], recall: [String: Double] = [:], recall20: [String: Double] = [:]
-        for (contender, detect) in Self.contenders {
+        for (contender, detect) in contenders {
             var times: [Double] = []
             var found = 0, present = 0, found20 = 0, present20 = 0
             for (index, image) in images.enumerated() {
