@@ -1,6 +1,10 @@
 // Image files in and out through OpenCV's imgcodecs, and colour conversion.
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
+#include <mutex>
+#include <unistd.h>
 #include <vector>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -16,12 +20,85 @@ int32_t cvb::to_image(const cv::Mat &mat, cvb_image *out) {
     return CVB_OK;
 }
 
+namespace {
+// Width and height from the first bytes of a PNG, JPEG or BMP file; false for other formats or a
+// header too short to tell (the decoder then judges).
+bool header_size(const uint8_t *b, size_t n, long long &width, long long &height) {
+    auto be32 = [&](size_t i) { return (long long)b[i] << 24 | (long long)b[i + 1] << 16 | b[i + 2] << 8 | b[i + 3]; };
+    if (n >= 24 && std::memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0 && std::memcmp(b + 12, "IHDR", 4) == 0) {
+        width = be32(16);
+        height = be32(20);
+        return true;
+    }
+    if (n >= 26 && b[0] == 'B' && b[1] == 'M') {
+        auto le32 = [&](size_t i) { return (int32_t)(uint32_t(b[i]) | uint32_t(b[i + 1]) << 8 | uint32_t(b[i + 2]) << 16 | uint32_t(b[i + 3]) << 24); };
+        width = std::llabs(le32(18));
+        height = std::llabs(le32(22));
+        return true;
+    }
+    if (n >= 4 && b[0] == 0xFF && b[1] == 0xD8) {
+        // Walk the JPEG segments to the first start-of-frame (SOF0..SOF15 but DHT, JPG, DAC).
+        size_t i = 2;
+        while (i + 9 < n) {
+            if (b[i] != 0xFF) return false;
+            const uint8_t marker = b[i + 1];
+            if (marker == 0xFF) { ++i; continue; }
+            const size_t length = size_t(b[i + 2]) << 8 | b[i + 3];
+            if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC) {
+                height = (long long)b[i + 5] << 8 | b[i + 6];
+                width = (long long)b[i + 7] << 8 | b[i + 8];
+                return true;
+            }
+            i += 2 + length;
+        }
+    }
+    return false;
+}
+
+int32_t refuse_if_too_large(const uint8_t *bytes, size_t count) {
+    long long width = 0, height = 0;
+    if (header_size(bytes, count, width, height) && width * height > CVB_MAX_IMAGE_PIXELS)
+        return cvb::fail(CVB_ERR_TOO_LARGE, "its header claims " + std::to_string(width) + "x" + std::to_string(height) +
+                                                " pixels, more than the " + std::to_string(CVB_MAX_IMAGE_PIXELS / 1000000) +
+                                                " megapixels MarkerKit reads");
+    return CVB_OK;
+}
+
+// libpng and libjpeg print their own complaints to stderr before OpenCV reports the failure; a user
+// should see one line, ours. Decoding runs with stderr pointed at /dev/null, one decode at a time.
+template <typename F> cv::Mat quietly(F decode) {
+    static std::mutex lock;
+    std::lock_guard<std::mutex> guard(lock);
+    std::fflush(stderr);
+    const int saved = dup(2), null = open("/dev/null", O_WRONLY);
+    if (saved >= 0 && null >= 0) dup2(null, 2);
+    cv::Mat image;
+    try {
+        image = decode();
+    } catch (...) {
+        image = cv::Mat();
+    }
+    std::fflush(stderr);
+    if (saved >= 0) dup2(saved, 2);
+    if (saved >= 0) close(saved);
+    if (null >= 0) close(null);
+    return image;
+}
+}
+
 extern "C" int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out) {
     return cvb::guarded("read image", [&]() -> int32_t {
         if (path == nullptr || out == nullptr || (channels != 1 && channels != 3))
             return cvb::fail(CVB_ERR_ARGUMENT, "read image: bad argument");
         *out = cvb_image{0, 0, 0, 0, nullptr};
-        cv::Mat image = cv::imread(path, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
+        uint8_t head[65536];
+        size_t got = 0;
+        if (FILE *file = std::fopen(path, "rb")) {
+            got = std::fread(head, 1, sizeof head, file);
+            std::fclose(file);
+        }
+        if (int32_t refused = refuse_if_too_large(head, got); refused < 0) return refused;
+        cv::Mat image = quietly([&] { return cv::imread(path, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR); });
         if (image.empty()) return cvb::fail(CVB_ERR_IO, std::string("cannot read or decode image '") + path + "'");
         return cvb::to_image(image, out);
     });
@@ -82,8 +159,9 @@ extern "C" int32_t cvb_image_decode(const uint8_t *bytes, int32_t count, int32_t
         if (bytes == nullptr || count <= 0 || out == nullptr || (channels != 1 && channels != 3))
             return cvb::fail(CVB_ERR_ARGUMENT, "decode image: bad argument");
         *out = cvb_image{0, 0, 0, 0, nullptr};
+        if (int32_t refused = refuse_if_too_large(bytes, size_t(count)); refused < 0) return refused;
         cv::Mat encoded(1, count, CV_8UC1, const_cast<uint8_t *>(bytes));
-        cv::Mat image = cv::imdecode(encoded, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);
+        cv::Mat image = quietly([&] { return cv::imdecode(encoded, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR); });
         if (image.empty()) return cvb::fail(CVB_ERR_IO, "not a decodable image");
         return cvb::to_image(image, out);
     });

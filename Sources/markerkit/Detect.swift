@@ -52,7 +52,8 @@ struct Detect: ParsableCommand {
         } else if side != nil || camera != nil {
             note("poses need both --calibration and --marker-size; reporting corners only")
         }
-        let annotationDirectory = try annotate.map(Self.makeDirectory)
+        let annotationExisted = annotate.map { FileManager.default.fileExists(atPath: $0) } ?? true
+        let annotationDirectory = try annotate.map { try Self.makeDirectory($0) }
         let jsonTarget = json ?? (jsonl ? "-" : nil)
         let jsonURL = jsonTarget.flatMap { $0 == "-" ? nil : URL(fileURLWithPath: $0) }
         if let jsonURL { try OutputFiles.checkDestination(jsonURL) }
@@ -81,7 +82,11 @@ struct Detect: ParsableCommand {
         }
         if let jobTimings = job.timings { FileHandle.standardError.write(Data((jobTimings.table + "\n").utf8)) }
         // Every failure is already on stderr, one line each.
-        guard processed > 0 else { throw ExitCode(failures.first?.exitCode ?? 66) }
+        guard processed > 0 else {
+            // A run that read nothing leaves nothing: not even the --annotate folder it made.
+            if !annotationExisted, let annotationDirectory { rmdir(annotationDirectory.path) }
+            throw ExitCode(failures.first?.exitCode ?? 66)
+        }
         try stream?.finish()
         if !jsonl, let jsonTarget {
             let data = try DetectionReport(frames: collected).encoded()
@@ -106,17 +111,17 @@ struct Detect: ParsableCommand {
     }
 
     /// The folder for annotated output, created when its parent exists.
-    static func makeDirectory(_ path: String) throws -> URL {
+    static func makeDirectory(_ path: String, option: String = "--annotate") throws -> URL {
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw MarkerKitError.cannotWrite("--annotate '\(path)' is a file, not a folder") }
+            guard isDirectory.boolValue else { throw MarkerKitError.cannotWrite("\(option) '\(path)' is a file, not a folder") }
             return url
         }
         do {
             try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
         } catch {
-            throw MarkerKitError.cannotWrite("cannot create folder '\(path)' for --annotate (does its parent exist?)")
+            throw MarkerKitError.cannotWrite("cannot create folder '\(path)' for \(option) (does its parent exist?)")
         }
         return url
     }

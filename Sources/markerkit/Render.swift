@@ -63,29 +63,39 @@ struct Render: ParsableCommand {
         try checkDegradations(noise: noise, blur: blur)
         if let jpeg, !(1...100).contains(jpeg) { throw MarkerKitError.invalidArgument("--jpeg \(jpeg) is outside 1-100") }
         let camera = try renderCamera(calibration: calibration, size: size)
-        let directory = try Detect.makeDirectory(output)
-        var sampler = MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed)
-        let renderer = SceneRenderer()
-        var entries: [RenderTruthFile.SceneEntry] = []
-        let progress = ProgressBar(label: "rendering")
-        for index in 0..<count {
-            var scene = try sampler.next().scene
-            scene.degradations.noise = noise
-            scene.degradations.blur = blur
-            scene.degradations.jpegQuality = jpeg
-            let name = String(format: "scene_%03d.png", index)
-            let image = try renderer.render(scene)
+        let existed = FileManager.default.fileExists(atPath: output)
+        let directory = try Detect.makeDirectory(output, option: "-o")
+        var written: [URL] = []
+        do {
+            var sampler = MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed)
+            let renderer = SceneRenderer()
+            var entries: [RenderTruthFile.SceneEntry] = []
+            let progress = ProgressBar(label: "rendering")
+            for index in 0..<count {
+                var scene = try sampler.next().scene
+                scene.degradations.noise = noise
+                scene.degradations.blur = blur
+                scene.degradations.jpegQuality = jpeg
+                let name = String(format: "scene_%03d.png", index)
+                let image = try renderer.render(scene)
+                var files = OutputFiles()
+                files.add(try Frame(width: image.width, height: image.height, stride: image.width, format: .gray8, bytes: image.pixels).encoded(as: "png"),
+                          at: directory.appendingPathComponent(name))
+                written += try files.commit()
+                entries.append(try RenderTruthFile.entry(file: name, scene: scene))
+                progress.update(index + 1, count, name)
+            }
+            progress.finish()
             var files = OutputFiles()
-            files.add(try Frame(width: image.width, height: image.height, stride: image.width, format: .gray8, bytes: image.pixels).encoded(as: "png"),
-                      at: directory.appendingPathComponent(name))
-            try files.commit()
-            entries.append(try RenderTruthFile.entry(file: name, scene: scene))
-            progress.update(index + 1, count, name)
+            files.add(try RenderTruthFile(camera: camera, scenes: entries).encoded(), at: directory.appendingPathComponent("truth.json"))
+            written += try files.commit()
+        } catch {
+            // A failed run (a full disk, say) takes back what it wrote, so that no half set of images
+            // without its truth.json is left; earlier files under other names stay.
+            for url in written { unlink(url.path) }
+            if !existed { rmdir(directory.path) }
+            throw error
         }
-        progress.finish()
-        var files = OutputFiles()
-        files.add(try RenderTruthFile(camera: camera, scenes: entries).encoded(), at: directory.appendingPathComponent("truth.json"))
-        try files.commit()
         print("rendered \(count) images \(camera.imageWidth)x\(camera.imageHeight) into \(directory.relativePath)/ with truth.json (camera \(camera.name), seed \(seed))")
     }
 

@@ -22,11 +22,14 @@ struct Undistort: ParsableCommand {
 
     func run() throws {
         let undistorter = try Undistorter(calibration: try CalibrationStore.default.resolve(calibration), alpha: alpha)
-        let directory = try Detect.makeDirectory(output)
         let catalog = InputCatalog(paths: inputs)
         for line in catalog.notes { note(line) }
         var failures: [MarkerKitError] = catalog.problems
         for problem in catalog.problems { FileHandle.standardError.write(Data("markerkit: error: \(problem.description)\n".utf8)) }
+        // Nothing to read: no output folder either.
+        guard !catalog.items.isEmpty else { throw ExitCode(failures.first?.exitCode ?? 66) }
+        let existed = FileManager.default.fileExists(atPath: output)
+        let directory = try Detect.makeDirectory(output, option: "-o")
         var written = 0
         var used = Set<String>()
         for item in catalog.items {
@@ -52,7 +55,11 @@ struct Undistort: ParsableCommand {
                 failures.append(error)
             }
         }
-        guard written > 0 else { throw ExitCode(failures.first?.exitCode ?? 66) }
+        guard written > 0 else {
+            // A failed run leaves no trace: the folder goes again if this run made it.
+            if !existed { rmdir(directory.path) }
+            throw ExitCode(failures.first?.exitCode ?? 66)
+        }
         if !failures.isEmpty { throw ExitCode(1) }
     }
 }

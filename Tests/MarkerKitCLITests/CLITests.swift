@@ -15,9 +15,9 @@ struct CLI {
         var stderrLines: [Substring] { stderr.split(separator: "\n") }
     }
 
-    static func run(_ arguments: [String], in directory: URL) throws -> Result {
+    static func run(_ arguments: [String], in directory: URL, executable: String? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? binary
         process.arguments = arguments
         process.currentDirectoryURL = directory
         let out = Pipe(), err = Pipe()

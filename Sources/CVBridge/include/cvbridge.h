@@ -20,7 +20,11 @@ enum {
     CVB_ERR_OPENCV = -1,   /* OpenCV threw; see cvb_last_error() */
     CVB_ERR_ARGUMENT = -2, /* a bad argument (size, id, null pointer) */
     CVB_ERR_IO = -3,       /* a file could not be read or decoded */
+    CVB_ERR_TOO_LARGE = -4, /* an image header claims more pixels than CVB_MAX_IMAGE_PIXELS */
 };
+
+/* Images whose header claims more pixels than this (16384 x 16384) are refused before decoding. */
+#define CVB_MAX_IMAGE_PIXELS 268435456LL
 
 /* The message of the last failure on this thread ("" if none). Valid until the next call. */
 const char *cvb_last_error(void);
@@ -157,7 +161,9 @@ void cvb_storage_close(cvb_storage *storage);
 
 /* ---- Images ---------------------------------------------------------------------------------- */
 
-/* Reads an image file as 8-bit gray (channels 1) or BGR (channels 3). */
+/* Reads an image file as 8-bit gray (channels 1) or BGR (channels 3). The PNG, JPEG or BMP header is
+ * read first: a size beyond CVB_MAX_IMAGE_PIXELS gives CVB_ERR_TOO_LARGE without decoding. The
+ * codecs' own warnings (libpng, libjpeg) do not reach stderr; failures come back as one message. */
 int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out);
 /* Encodes an 8-bit gray or BGR image into the format named by `extension` (".png", ".jpg"); the
  * bytes go to `out` (data owned by the bridge, release with cvb_image_release; width = byte count). */

@@ -41,7 +41,8 @@ public struct Frame: Sendable {
         let status = cvb_image_read(url.path, Int32(format.channels), &image)
         defer { cvb_image_release(&image) }
         guard status >= 0 else {
-            throw MarkerKitError.badInput("cannot read image '\(url.path)': not a readable image or corrupt")
+            let reason = Int(status) == CVB_ERR_TOO_LARGE ? String(cString: cvb_last_error()) : "not a readable image or corrupt"
+            throw MarkerKitError.badInput("cannot read image '\(url.path)': \(reason)")
         }
         self.init(bridged: image, format: format)
     }

@@ -20,6 +20,10 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
     }
 
     /// The process exit code for this failure (BSD sysexits, as the README documents).
+    /// Every non-zero code markerkit exits with (README, `markerkit --help`): 1 for a partial failure
+    /// (some inputs unreadable) and the sysexits codes below.
+    public static let documentedExitCodes: Set<Int32> = [1, 64, 65, 66, 70, 73]
+
     public var exitCode: Int32 {
         switch self {
         case .invalidArgument: return 64  // EX_USAGE

@@ -40,7 +40,7 @@ public struct OutputFiles {
                 let temp = url.deletingLastPathComponent()
                     .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(staged.count).tmp")
                 staged.append((temp, url))
-                try Self.writeSynced(data, to: temp)
+                try Self.writeSynced(data, to: temp, for: url)
             }
             for (temp, final) in staged {
                 guard rename(temp.path, final.path) == 0 else {
@@ -64,7 +64,7 @@ public struct OutputFiles {
         }
         let temp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         defer { unlink(temp.path) }
-        try writeSynced(data, to: temp)
+        try writeSynced(data, to: temp, for: url)
         if force {
             guard rename(temp.path, url.path) == 0 else {
                 throw MarkerKitError.cannotWrite("cannot write '\(url.path)': \(String(cString: strerror(errno)))")
@@ -80,11 +80,12 @@ public struct OutputFiles {
         if directory >= 0 { fsync(directory); close(directory) }
     }
 
-    /// Writes and fsyncs `data`, so that the rename that follows never exposes a partial file.
-    static func writeSynced(_ data: Data, to url: URL) throws {
+    /// Writes and fsyncs `data` to the temporary file `url`, so that the rename that follows never
+    /// exposes a partial file; errors name `final`, the file the user asked for.
+    static func writeSynced(_ data: Data, to url: URL, for final: URL) throws {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard fd >= 0 else {
-            throw MarkerKitError.cannotWrite("cannot write '\(url.path)': \(String(cString: strerror(errno)))")
+            throw MarkerKitError.cannotWrite("cannot write '\(final.path)': \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
         try data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
@@ -93,13 +94,13 @@ public struct OutputFiles {
                 let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    throw MarkerKitError.cannotWrite("cannot write '\(url.path)': \(String(cString: strerror(errno)))")
+                    throw MarkerKitError.cannotWrite("cannot write '\(final.path)': \(String(cString: strerror(errno)))")
                 }
                 offset += n
             }
         }
         guard fsync(fd) == 0 else {
-            throw MarkerKitError.cannotWrite("cannot write '\(url.path)': \(String(cString: strerror(errno)))")
+            throw MarkerKitError.cannotWrite("cannot write '\(final.path)': \(String(cString: strerror(errno)))")
         }
     }
 }

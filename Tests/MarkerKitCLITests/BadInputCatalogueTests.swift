@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+@testable import MarkerKit
+
+/// Issue 8's bad-input catalogue, the cases the per-command suites do not already hold: broken and
+/// hostile image files, boards that are not chessboards, malformed sizes, and outputs that cannot be
+/// written (a read-only folder, a full disk). Each runs the real binary and asserts a documented exit
+/// code, exactly one `markerkit: error:` line naming the input and the problem, no signal, and that no
+/// file was left behind.
+@Suite struct BadInputCatalogueTests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+
+    /// Where an output is written: an ordinary folder, a read-only file system, or one with 64 KiB free.
+    enum Place { case normal, readOnly, full }
+
+    struct Case: Sendable, CustomStringConvertible {
+        let arguments: [String]
+        let status: Int32
+        let says: [String]
+        var place = Place.normal
+        var description: String { arguments.joined(separator: " ") }
+    }
+
+    static let cases: [Case] = [
+        Case(arguments: ["detect", "zero.png"], status: 65, says: ["zero.png", "not a readable image"]),
+        Case(arguments: ["detect", "truncated.png"], status: 65, says: ["truncated.png", "corrupt"]),
+        Case(arguments: ["detect", "text.jpg"], status: 65, says: ["text.jpg", "not a readable image"]),
+        Case(arguments: ["detect", "huge.png", "--json", "out.json"], status: 65, says: ["huge.png", "claims 50000x50000 pixels"]),
+        Case(arguments: ["detect", "huge.jpg"], status: 65, says: ["huge.jpg", "claims 50000x50000 pixels"]),
+        Case(arguments: ["detect", "zero.png", "--annotate", "annotated"], status: 65, says: ["zero.png"]),
+        Case(arguments: ["undistort", "--calibration", "cam.yml", "zero.png", "-o", "undistorted"], status: 65, says: ["zero.png"]),
+        Case(arguments: ["undistort", "--calibration", "cam.yml", "nothing", "-o", "undistorted"], status: 66, says: ["nothing", "no such file"]),
+        Case(arguments: ["calibrate", "circles", "--inner", "9x6", "--square", "20mm", "--name", "c"], status: 65, says: ["no image shows a 9x6 board"]),
+        Case(arguments: ["calibrate", "broken", "--inner", "9x6", "--square", "20mm", "--name", "c"], status: 65, says: ["no image shows a 9x6 board"]),
+        Case(arguments: ["calibrate", "circles", "--inner", "9x6", "--square=-20mm", "--name", "c"], status: 64, says: ["--square '-20mm'", "greater than zero"]),
+        Case(arguments: ["generate", "markers", "--ids", "0-3", "--size", "25furlongs", "-o", "s.pdf"], status: 64, says: ["25furlongs", "unknown unit"]),
+        Case(arguments: ["generate", "checkerboard", "--inner", "9x6", "--square=-5mm", "-o", "b.pdf"], status: 64, says: ["--square '-5mm'"]),
+        Case(arguments: ["render", "--size=-640x480", "-o", "r"], status: 64, says: ["--size '-640x480'"]),
+        Case(arguments: ["verify", "calibration", "--noise=-1"], status: 64, says: ["--noise"]),
+        Case(arguments: ["track", "--device", "frames", "--calibration", "malformed.yml", "--marker-size", "5cm"], status: 65, says: ["malformed.yml", "malformed"]),
+        Case(arguments: ["bench", "--only", "nothing"], status: 64, says: ["'nothing'", "--only"]),
+        Case(arguments: ["generate", "markers", "--ids", "0-3", "--size", "40mm", "-o", "out/s.pdf"], status: 73, says: ["out/s.pdf", "not writable"], place: .readOnly),
+        Case(arguments: ["detect", "frames", "--json", "out/d.json"], status: 73, says: ["out/d.json", "not writable"], place: .readOnly),
+        Case(arguments: ["generate", "markers", "--ids", "0-23", "--size", "40mm", "--dpi", "300", "-o", "out/s.png"], status: 73, says: ["out/s.png", "No space left"], place: .full),
+        Case(arguments: ["render", "--count", "3", "-o", "out/r"], status: 73, says: ["out/r", "No space left"], place: .full),
+        Case(arguments: ["generate", "dictionary", "--size", "20mm", "-o", "out/all.svg"], status: 73, says: ["out/all.svg", "No space left"], place: .full),
+    ]
+
+    /// The inputs every case may use, in a fresh folder.
+    static func workspace() throws -> URL {
+        let dir = try makeDirectory()
+        func write(_ bytes: Data, _ name: String) throws { try bytes.write(to: dir.appendingPathComponent(name)) }
+        let photo = try Data(contentsOf: fixtures.appendingPathComponent("aruco-original-photos/single/image-test.png"))
+        try write(Data(), "zero.png")
+        try write(photo.prefix(3000), "truncated.png")
+        try write(Data("this is not a picture\n".utf8), "text.jpg")
+        try write(pngHeader(width: 50000, height: 50000), "huge.png")
+        // A baseline JPEG start of frame claiming 50000 x 50000 (0xC350).
+        try write(Data([0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x0B, 0x08, 0xC3, 0x50, 0xC3, 0x50, 0x01, 0x01, 0x11, 0x00, 0xFF, 0xD9]), "huge.jpg")
+        try FileManager.default.copyItem(at: fixtures.appendingPathComponent("aruco-original-photos/single/intrinsics.yml"),
+                                         to: dir.appendingPathComponent("cam.yml"))
+        try write(Data("%YAML:1.0\ncamera_matrix: [1, 2\n".utf8), "malformed.yml")
+        let frames = dir.appendingPathComponent("frames")
+        try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: false)
+        try photo.write(to: frames.appendingPathComponent("a.png"))
+        // Circle grids (4 x 11 asymmetric, as OpenCV's pattern) where a chessboard is expected.
+        let circles = dir.appendingPathComponent("circles")
+        try FileManager.default.createDirectory(at: circles, withIntermediateDirectories: false)
+        for view in 0..<3 { try circleGrid(shift: 20 * view).write(to: circles.appendingPathComponent("grid\(view).png")) }
+        // A folder of damaged files only.
+        let broken = dir.appendingPathComponent("broken")
+        try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: false)
+        try Data().write(to: broken.appendingPathComponent("a.jpg"))
+        try photo.prefix(5000).write(to: broken.appendingPathComponent("b.png"))
+        try pngHeader(width: 50000, height: 50000).write(to: broken.appendingPathComponent("c.png"))
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("out"), withIntermediateDirectories: false)
+        return dir
+    }
+
+    static func pngHeader(width: UInt32, height: UInt32) -> Data {
+        var ihdr = Data("IHDR".utf8)
+        for v in [width, height] { withUnsafeBytes(of: v.bigEndian) { ihdr.append(contentsOf: $0) } }
+        ihdr.append(contentsOf: [8, 0, 0, 0, 0])
+        var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
+        data.append(ihdr)
+        withUnsafeBytes(of: crc32(ihdr).bigEndian) { data.append(contentsOf: $0) }
+        return data
+    }
+
+    static func crc32(_ data: Data) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in data {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    static func circleGrid(shift: Int) throws -> Data {
+        let (width, height) = (640, 480)
+        var pixels = [UInt8](repeating: 255, count: width * height)
+        for row in 0..<11 {
+            for column in 0..<4 {
+                let cx = 120 + shift + column * 80 + (row % 2) * 40, cy = 40 + row * 38
+                for y in (cy - 12)...(cy + 12) {
+                    for x in (cx - 12)...(cx + 12) where (x - cx) * (x - cx) + (y - cy) * (y - cy) <= 144 {
+                        pixels[y * width + x] = 0
+                    }
+                }
+            }
+        }
+        return try Frame(width: width, height: height, stride: width, format: .gray8, bytes: pixels).encoded(as: "png")
+    }
+
+    /// Runs the case; outputs under `out/` go to a read-only or a 64 KiB file system mounted there in a
+    /// private mount namespace (`unshare`), whose contents are listed before it goes away.
+    static func run(_ c: Case, in dir: URL) throws -> (CLI.Result, [String]) {
+        guard c.place != .normal else {
+            return (try CLI.run(c.arguments, in: dir), [])
+        }
+        let options = c.place == .readOnly ? "ro" : "size=64k"
+        let script = "mount -t tmpfs -o \(options) none out || exit 99; \"$0\" \"$@\"; rc=$?; ls -A out > listing.txt; exit $rc"
+        let result = try CLI.run(["-rm", "sh", "-c", script, CLI.binary.path] + c.arguments, in: dir, executable: "/usr/bin/unshare")
+        let listing = (try? String(contentsOf: dir.appendingPathComponent("listing.txt"), encoding: .utf8)) ?? "unlisted"
+        try? FileManager.default.removeItem(at: dir.appendingPathComponent("listing.txt"))
+        return (result, listing.split(separator: "\n").map(String.init))
+    }
+
+    @Test(arguments: cases)
+    func oneLineADocumentedCodeAndNothingLeftBehind(_ c: Case) throws {
+        let dir = try Self.workspace()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let before = try files(in: dir)
+        let (result, mounted) = try Self.run(c, in: dir)
+        #expect(result.status != 99, "\(c): this machine cannot mount a tmpfs in a private namespace")
+        #expect(result.status == c.status, "\(c): \(result.stderr)")
+        #expect(MarkerKitError.documentedExitCodes.contains(result.status))
+        #expect(result.stderrLines.count == 1, "\(c): \(result.stderr)")
+        #expect(result.stderr.hasPrefix("markerkit: error: "), "\(c): \(result.stderr)")
+        #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Stack dump"), "\(c)")
+        for part in c.says { #expect(result.stderr.contains(part), "\(c): \(result.stderr) should say \(part)") }
+        #expect(try files(in: dir) == before, "\(c): no output left behind")
+        #expect(mounted.isEmpty, "\(c): left \(mounted) on the small file system")
+    }
+}
