@@ -26,6 +26,19 @@ public struct GrayImage: Sendable {
 
     static let empty = GrayImage(width: 0, height: 0, pixels: [])
 
+    /// `image` resized to width x height into `out` (OpenCV's resize): area averaging for a whole
+    /// factor unless `bilinear`, else bilinear.
+    static func resize(_ image: GrayImage, width: Int, height: Int, bilinear: Bool, into out: inout GrayImage) throws {
+        reuse(&out, width: width, height: height)
+        let status = image.pixels.withUnsafeBufferPointer { source in
+            out.pixels.withUnsafeMutableBufferPointer {
+                cvb_resize_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
+                                Int32(width), Int32(height), bilinear ? 1 : 0, $0.baseAddress)
+            }
+        }
+        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+    }
+
     /// Reads any image file OpenCV's imgcodecs decodes (PNG, JPEG, TIFF, BMP, PGM, ...) as gray.
     public init(contentsOf url: URL) throws {
         let frame = try Frame(contentsOf: url, format: .gray8)

@@ -1,5 +1,3 @@
-import CVBridge
-
 /// Chessboard corners at live speed. Large frames are searched small with findChessboardCorners and a
 /// plain threshold: first at 320 px wide (a few tenths of a millisecond when a board fills a third of
 /// the view or more), then, only when that finds nothing, at 768 px wide, which finds boards held
@@ -69,14 +67,9 @@ public struct FastChessboardFinder: Sendable {
     /// A quick bilinear shrink (aliasing is harmless for finding the board; corners are refined on the
     /// full frame).
     static func shrunk(_ gray: GrayImage, toWidth width: Int) throws -> GrayImage {
-        let w = min(width, gray.width), h = max(1, gray.height * w / gray.width)
-        var small = [UInt8](repeating: 0, count: w * h)
-        let status = gray.pixels.withUnsafeBufferPointer { source in
-            small.withUnsafeMutableBufferPointer {
-                cvb_resize_gray(source.baseAddress, Int32(gray.width), Int32(gray.height), Int32(gray.width), Int32(w), Int32(h), 1, $0.baseAddress)
-            }
-        }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
-        return GrayImage(width: w, height: h, pixels: small)
+        let w = min(width, gray.width)
+        var small = GrayImage.empty
+        try GrayImage.resize(gray, width: w, height: max(1, gray.height * w / gray.width), bilinear: true, into: &small)
+        return small
     }
 }

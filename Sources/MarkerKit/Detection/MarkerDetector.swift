@@ -99,14 +99,7 @@ public struct MarkerDetector: Sendable {
 
     /// The frame shrunk by a whole factor (area averaging) into `reduced`.
     static func reduce(_ image: GrayImage, by factor: Int, into reduced: inout GrayImage) throws {
-        let (w, h) = (max(1, image.width / factor), max(1, image.height / factor))
-        GrayImage.reuse(&reduced, width: w, height: h)
-        let status = image.pixels.withUnsafeBufferPointer { source in
-            reduced.pixels.withUnsafeMutableBufferPointer {
-                cvb_resize_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(w), Int32(h), 0, $0.baseAddress)
-            }
-        }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try GrayImage.resize(image, width: max(1, image.width / factor), height: max(1, image.height / factor), bilinear: false, into: &reduced)
     }
 
     struct Reading {
