@@ -35,3 +35,58 @@ import Testing
         }
     }
 }
+
+/// The unwarp stage samples the quadrilateral through its corner homography: on an image whose gray level
+/// is linear in x and y, bilinear sampling is exact, so every pixel of the square can be checked against
+/// the homography worked out independently here (OpenCV's getPerspectiveTransform is not involved).
+@Suite struct UnwarpTests {
+    @Test func theSquareFollowsTheCornerHomography() throws {
+        let (w, h) = (200, 160)
+        let image = GrayImage(width: w, height: h, pixels: (0..<(w * h)).map { UInt8(($0 % w) / 2 + ($0 / w) / 2) })
+        let quad = Quad(corners: [Point2(x: 40.3, y: 30.7), Point2(x: 150.2, y: 45.1), Point2(x: 140.6, y: 120.4), Point2(x: 52.9, y: 110.8)])
+        let size = 35
+        let square = try Unwarp.square(quad, from: image, pixelsPerCell: 5)
+        #expect(square.width == size && square.height == size)
+        // The homography from the unit square to the quad, by solving the 8 equations directly.
+        let targets = quad.corners, sources = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+        var rows: [[Double]] = [], rhs: [Double] = []
+        for ((u, v), p) in zip(sources, targets) {
+            rows.append([u, v, 1, 0, 0, 0, -u * p.x, -v * p.x]); rhs.append(p.x)
+            rows.append([0, 0, 0, u, v, 1, -u * p.y, -v * p.y]); rhs.append(p.y)
+        }
+        let m = try #require(solve(rows, rhs))
+        var worst = 0.0
+        for row in 0..<size {
+            for col in 0..<size {
+                let u = Double(col) / Double(size - 1), v = Double(row) / Double(size - 1)
+                let s = m[6] * u + m[7] * v + 1
+                let x = (m[0] * u + m[1] * v + m[2]) / s, y = (m[3] * u + m[4] * v + m[5]) / s
+                worst = max(worst, abs(Double(square[col, row]) - (x / 2 + y / 2)))
+            }
+        }
+        // Integer pixels of floor(x/2)+floor(y/2) are linear up to one gray level of steps.
+        #expect(worst <= 1.51, "largest difference \(worst) gray levels")
+    }
+
+    @Test func pixelsOutsideTheImageAreBlack() throws {
+        let image = GrayImage(width: 20, height: 20, pixels: [UInt8](repeating: 200, count: 400))
+        let quad = Quad(corners: [Point2(x: -30, y: -30), Point2(x: 10, y: -30), Point2(x: 10, y: 10), Point2(x: -30, y: 10)])
+        let square = try Unwarp.square(quad, from: image, pixelsPerCell: 2)
+        #expect(square[0, 0] == 0 && square[13, 13] == 200)
+    }
+
+    /// Gaussian elimination with partial pivoting.
+    private func solve(_ a: [[Double]], _ b: [Double]) -> [Double]? {
+        var m = zip(a, b).map { $0 + [$1] }
+        let n = b.count
+        for c in 0..<n {
+            guard let p = (c..<n).max(by: { abs(m[$0][c]) < abs(m[$1][c]) }), abs(m[p][c]) > 1e-12 else { return nil }
+            m.swapAt(c, p)
+            for r in 0..<n where r != c {
+                let f = m[r][c] / m[c][c]
+                for k in c...n { m[r][k] -= f * m[c][k] }
+            }
+        }
+        return (0..<n).map { m[$0][n] / m[$0][$0] }
+    }
+}

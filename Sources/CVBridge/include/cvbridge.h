@@ -203,7 +203,8 @@ int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, 
 int32_t cvb_approx_polygon(const int32_t *points, int32_t count, double epsilon, int32_t *out, int32_t capacity);
 
 /* Warps the quadrilateral `corners` (x0 y0 .. x3 y3) of `gray` onto a size x size square, corner 0 at
- * the top-left, going clockwise (cv::warpPerspective, bilinear). */
+ * the top-left, going clockwise: a homography, bilinear, outside black (as cv::warpPerspective with
+ * INTER_LINEAR), in double precision and allocation-free. */
 int32_t cvb_warp_quad(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, const double *corners,
                       int32_t size, uint8_t *out);
 

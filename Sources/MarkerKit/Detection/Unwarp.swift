@@ -1,7 +1,8 @@
 import CVBridge
 
-/// Stage 5: a candidate's quadrilateral mapped onto a square of 7 x pixelsPerCell pixels (OpenCV's
-/// warpPerspective), corner 0 at the square's top-left.
+/// Stage 5: a candidate's quadrilateral mapped onto a square of 7 x pixelsPerCell pixels by the homography
+/// of its corners, bilinear (what OpenCV's warpPerspective does, without its allocations per call), corner 0
+/// at the square's top-left.
 public enum Unwarp {
     public static func square(_ quad: Quad, from image: GrayImage, pixelsPerCell: Int) throws -> GrayImage {
         var square = GrayImage.empty
