@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN := .build/debug/markerkit
 
-.PHONY: demo test build bench bench-quick clean
+.PHONY: demo test build bench bench-quick fuzz sanitize clean
 
 build:
 	scripts/install-deps
@@ -29,5 +29,15 @@ bench-quick:
 	$(SWIFT) build -c release
 	.build/release/markerkit bench --quick
 
+# Every file parser under libFuzzer: FUZZ_RUNS executions (default 1000000) or FUZZ_SECONDS (300) each.
+fuzz:
+	scripts/install-deps --test
+	scripts/fuzz
+
+# The test suite under AddressSanitizer and under ThreadSanitizer.
+sanitize:
+	scripts/install-deps --test
+	scripts/sanitize
+
 clean:
-	rm -rf .build demo-output
+	rm -rf .build .build-fuzz .build-address .build-thread demo-output

@@ -45,7 +45,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "MarkerKitTests", dependencies: ["MarkerKit", "CVBridge", .product(name: "Yams", package: "Yams")]),
+        // The file parsers under libFuzzer (`make fuzz`); built plainly it replays inputs.
+        .executableTarget(name: "MarkerKitFuzz", dependencies: ["MarkerKit"]),
+        .testTarget(name: "MarkerKitTests", dependencies: ["MarkerKit", "MarkerKitFuzz", "CVBridge", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "MarkerKitCLITests", dependencies: ["markerkit", "MarkerKit"]),
     ],
     cxxLanguageStandard: .cxx17

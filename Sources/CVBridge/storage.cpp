@@ -52,7 +52,9 @@ extern "C" int32_t cvb_storage_write_real(cvb_storage *s, const char *key, doubl
 }
 
 extern "C" int32_t cvb_storage_write_string(cvb_storage *s, const char *key, const char *value) {
-    return cvb::guarded("FileStorage write", [&]() -> int32_t { s->storage << key << std::string(value); return CVB_OK; });
+    // cv::write, not operator<<: the latter takes a string starting with { [ } ] as the start or end of a
+    // structure, and "}m" as a units string crashed OpenCV's writer (found by `make fuzz`).
+    return cvb::guarded("FileStorage write", [&]() -> int32_t { cv::write(s->storage, key, std::string(value)); return CVB_OK; });
 }
 
 extern "C" int32_t cvb_storage_write_matrix(cvb_storage *s, const char *key, const double *values, int32_t rows,
@@ -117,6 +119,14 @@ extern "C" int32_t cvb_storage_read_matrix(cvb_storage *s, const char *key, doub
             }
             m = cv::Mat(1, int(v.size()), CV_64F, v.data()).clone();
         } else {
+            // Check the header before OpenCV sizes the matrix from it: a malformed `rows` (text, or huge)
+            // would otherwise have it allocate gigabytes before noticing the data is short.
+            const cv::FileNode r = node["rows"], c = node["cols"];
+            if (!node.isMap() || !r.isInt() || !c.isInt())
+                return cvb::fail(CVB_ERR_IO, std::string("'") + key + "' is not a matrix (rows and cols must be whole numbers)");
+            const int64_t count = int64_t(int(r)) * int64_t(int(c));
+            if (int(r) < 1 || int(c) < 1) return cvb::fail(CVB_ERR_IO, std::string("'") + key + "' is not a matrix");
+            if (count > capacity) return cvb::fail(CVB_ERR_IO, std::string("'") + key + "' is too large");
             node >> m;
         }
         if (m.empty() || m.channels() != 1) return cvb::fail(CVB_ERR_IO, std::string("'") + key + "' is not a matrix");

@@ -119,9 +119,14 @@ struct Calibrate: ParsableCommand {
         calibrator.fixAspect = fixAspect
         calibrator.zeroTangent = zeroTangent
         let progress = ProgressBar(label: "finding boards")
-        let (views, width, height) = calibrator.findBoards(in: files) { done, total, file in progress.update(done, total, file) }
+        Interrupt.install()
+        let (views, width, height) = try calibrator.findBoards(in: files) { done, total, file in
+            progress.update(done, total, file)
+            try Interrupt.checkpoint("calibration")
+        }
         progress.finish()
         let result = try calibrator.calibrate(views: views, width: width, height: height, name: calibrationName)
+        try Interrupt.checkpoint("calibration")
 
         let calibration = result.calibration
         let used = result.used.count

@@ -118,7 +118,7 @@ struct Capture: ParsableCommand {
         print("saved \(saved.count) frame\(saved.count == 1 ? "" : "s") in \(directory.relativePath)/ with capture.json (\(feed.processed) frames seen, \(feed.dropped) dropped)\(Interrupt.requested ? ", stopped by Ctrl-C" : "")")
         if let calibrate, let checkerboard {
             let calibrator = Calibrator(board: checkerboard)
-            let (views, width, height) = calibrator.findBoards(in: saved)
+            let (views, width, height) = try calibrator.findBoards(in: saved)
             let result = try calibrator.calibrate(views: views, width: width, height: height, name: calibrate)
             for line in CalibrationSummary.lines(for: result.calibration) { print(line) }
             print("stored \(try CalibrationStore.default.save(result.calibration, force: force).relativePath)")

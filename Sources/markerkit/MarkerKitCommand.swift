@@ -12,7 +12,8 @@ struct MarkerKitCommand: ParsableCommand {
         Every size takes a unit: 40mm, 4cm, 1.5in, 0.04m, 72pt.
 
         Exit codes: 0 success, 1 some inputs failed (each named), 64 bad argument, 65 bad input data, 66 missing input, \
-        70 internal error, 73 cannot write output.
+        70 internal error, 73 cannot write output, 130 stopped by Ctrl-C (verify and calibrate write nothing; \
+        capture and track stop cleanly and keep what they saved, exit 0).
 
         Examples:
           markerkit generate markers --ids 0-23 --size 40mm -o sheet.pdf

@@ -43,7 +43,11 @@ struct Verify: ParsableCommand {
             let sampler = MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed)
             var verification = MarkerVerification(renders: renders, sampler: sampler)
             let progress = ProgressBar(label: "verifying")
-            let trials = try verification.run { progress.update($0, $1, "") }
+            Interrupt.install()
+            let trials = try verification.run {
+                progress.update($0, $1, "")
+                try Interrupt.checkpoint("verify markers")
+            }
             progress.finish()
             let summary = MarkerVerificationSummary(trials: trials, detectors: verification.contenders.map(\.name), seed: seed,
                                                     width: camera.imageWidth, height: camera.imageHeight, camera: camera.name)
@@ -96,7 +100,8 @@ struct Verify: ParsableCommand {
             var verification = try CalibrationVerification(camera: camera, width: camera.imageWidth, height: camera.imageHeight, views: views, seed: seed)
             verification.noise = noise
             verification.blur = blur
-            let summary = try verification.run()
+            Interrupt.install()
+            let summary = try verification.run { try Interrupt.checkpoint("verify calibration") }
             print(summary.table)
             if let jsonURL {
                                 var files = OutputFiles()

@@ -40,6 +40,14 @@ import Testing
         Case(arguments: ["verify", "calibration", "--noise=-1"], status: 64, says: ["--noise"]),
         Case(arguments: ["track", "--device", "frames", "--calibration", "malformed.yml", "--marker-size", "5cm"], status: 65, says: ["malformed.yml", "malformed"]),
         Case(arguments: ["bench", "--only", "nothing"], status: 64, says: ["'nothing'", "--only"]),
+        // Inputs `make fuzz` found crashing (Yams trapped on a list as a mapping key) or allocating 16 GiB
+        // (OpenCV sized a matrix from a `rows` that is not a number); kept in Tests/FuzzCorpus.
+        Case(arguments: ["calibrations", "import", "fuzz-ros.yaml", "--format", "ros", "--name", "f"], status: 65, says: ["fuzz-ros.yaml", "malformed (ros)"]),
+        Case(arguments: ["calibrations", "import", "fuzz-kalibr.yaml", "--name", "f"], status: 65, says: ["fuzz-kalibr.yaml", "malformed (kalibr)"]),
+        Case(arguments: ["calibrations", "import", "fuzz-rows.yml", "--name", "f"], status: 65, says: ["fuzz-rows.yml", "'distortion_coefficients' is not a matrix"]),
+        Case(arguments: ["undistort", "--calibration", "fuzz-rows.xml", "zero.png", "-o", "u"], status: 65, says: ["fuzz-rows.xml", "'distortion_coefficients' is not a matrix"]),
+        Case(arguments: ["calibrations", "import", "fuzz-cut.xml", "--name", "f"], status: 65, says: ["fuzz-cut.xml", "not well-formed XML"]),
+        Case(arguments: ["track", "--device", "frames", "--calibration", "fuzz-nul.yml", "--marker-size", "5cm"], status: 65, says: ["fuzz-nul.yml", "NUL bytes"]),
         Case(arguments: ["generate", "markers", "--ids", "0-3", "--size", "40mm", "-o", "out/s.pdf"], status: 73, says: ["out/s.pdf", "not writable"], place: .readOnly),
         Case(arguments: ["detect", "frames", "--json", "out/d.json"], status: 73, says: ["out/d.json", "not writable"], place: .readOnly),
         Case(arguments: ["generate", "markers", "--ids", "0-23", "--size", "40mm", "--dpi", "300", "-o", "out/s.png"], status: 73, says: ["out/s.png", "No space left"], place: .full),
@@ -61,6 +69,15 @@ import Testing
         try FileManager.default.copyItem(at: fixtures.appendingPathComponent("aruco-original-photos/single/intrinsics.yml"),
                                          to: dir.appendingPathComponent("cam.yml"))
         try write(Data("%YAML:1.0\ncamera_matrix: [1, 2\n".utf8), "malformed.yml")
+        let corpus = fixtures.deletingLastPathComponent().appendingPathComponent("FuzzCorpus")
+        for (found, name) in [("ros/found-crash-6d58b5f4", "fuzz-ros.yaml"), ("kalibr/found-crash-69929710", "fuzz-kalibr.yaml"),
+                              ("opencv-xml/found-oom-a5ebf283", "fuzz-rows.xml"),
+                              ("opencv-yaml/found-crash-bb7d30cf", "fuzz-nul.yml")] {
+            try FileManager.default.copyItem(at: corpus.appendingPathComponent(found), to: dir.appendingPathComponent(name))
+        }
+        try write(Data("<?xml version=".utf8), "fuzz-cut.xml") // crashed OpenCV 4.6's XML reader
+        // A matrix whose `rows` is not a number: OpenCV allocated 16 GiB for it.
+        try write(Data("%YAML:1.0\n---\ncamera_matrix: !!opencv-matrix\n   rows: 3\n   cols: 3\n   dt: d\n   data: [ 500., 0., 320., 0., 500., 240., 0., 0., 1. ]\ndistortion_coefficients: !!opencv-matrix\n   rows: s5\n   cols: 1\n   dt: d\n   data: [ 0., 0., 0., 0., 0. ]\n".utf8), "fuzz-rows.yml")
         let frames = dir.appendingPathComponent("frames")
         try FileManager.default.createDirectory(at: frames, withIntermediateDirectories: false)
         try photo.write(to: frames.appendingPathComponent("a.png"))

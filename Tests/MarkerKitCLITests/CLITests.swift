@@ -15,6 +15,19 @@ struct CLI {
         var stderrLines: [Substring] { stderr.split(separator: "\n") }
     }
 
+    /// markerkit, not started yet, in `directory` with its calibration store at `directory/Calibrations`
+    /// (for tests that signal it while it runs).
+    static func process(_ arguments: [String], in directory: URL) -> Process {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        var environment = ProcessInfo.processInfo.environment
+        environment["MARKERKIT_CALIBRATIONS"] = directory.appendingPathComponent("Calibrations").path
+        process.environment = environment
+        return process
+    }
+
     static func run(_ arguments: [String], in directory: URL, executable: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? binary

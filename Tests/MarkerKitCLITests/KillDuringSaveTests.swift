@@ -12,13 +12,7 @@ import Testing
     /// Starts markerkit, kills it after `delay` seconds (or lets it finish first), and returns whether the
     /// kill came before it exited.
     static func runAndKill(_ arguments: [String], in dir: URL, after delay: Double) throws -> Bool {
-        let process = Process()
-        process.executableURL = CLI.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = dir
-        var environment = ProcessInfo.processInfo.environment
-        environment["MARKERKIT_CALIBRATIONS"] = dir.appendingPathComponent("Calibrations").path
-        process.environment = environment
+        let process = CLI.process(arguments, in: dir)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()

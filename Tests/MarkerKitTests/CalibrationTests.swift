@@ -16,7 +16,7 @@ import Yams
     static func calibrate(_ model: CameraCalibration.Model) throws -> Calibrator.Result {
         var calibrator = Calibrator(board: try Checkerboard(innerColumns: 9, innerRows: 6, square: .mm(1)))
         calibrator.model = model
-        let (views, width, height) = calibrator.findBoards(in: images)
+        let (views, width, height) = try calibrator.findBoards(in: images)
         return try calibrator.calibrate(views: views, width: width, height: height, name: "left-\(model.rawValue)")
     }
 
@@ -40,7 +40,7 @@ import Yams
 
     @Test func anOutlierViewIsDroppedAndNamed() throws {
         let calibrator = Calibrator(board: try Checkerboard(innerColumns: 9, innerRows: 6, square: .mm(1)))
-        var (views, width, height) = calibrator.findBoards(in: Self.images)
+        var (views, width, height) = try calibrator.findBoards(in: Self.images)
         // One view's corners shifted as if the board had bent: 3 px off along a diagonal wave.
         views[4] = Calibrator.View(file: views[4].file, status: .used, corners: views[4].corners.enumerated().map { i, p in
             Point2(x: p.x + 3 * sin(Double(i)), y: p.y + 3 * cos(Double(i) * 0.7))

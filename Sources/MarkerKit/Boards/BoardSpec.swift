@@ -70,14 +70,19 @@ public struct BoardSpec: Codable, Equatable, Sendable {
         } catch {
             throw MarkerKitError.missingInput("cannot read board spec '\(url.path)': no such file or not readable")
         }
+        return try decode(data, source: url.path)
+    }
+
+    /// A board spec from a file's bytes; `source` names the file in errors.
+    public static func decode(_ data: Data, source: String) throws -> BoardSpec {
         let spec: BoardSpec
         do {
             spec = try JSONFile.decode(BoardSpec.self, from: data)
         } catch {
-            throw MarkerKitError.badInput("board spec '\(url.path)' is not a valid \(formatName) JSON file")
+            throw MarkerKitError.badInput("board spec '\(source)' is not a valid \(formatName) JSON file")
         }
         guard spec.format == formatName else {
-            throw MarkerKitError.badInput("board spec '\(url.path)' has format '\(spec.format)', expected '\(formatName)'")
+            throw MarkerKitError.badInput("board spec '\(source)' has format '\(spec.format)', expected '\(formatName)'")
         }
         _ = try spec.checkerboard()
         return spec

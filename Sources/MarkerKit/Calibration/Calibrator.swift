@@ -65,12 +65,13 @@ public struct Calibrator: Sendable {
     }
 
     /// Finds the board in each image. `progress` is called after each image with (done, total, file).
-    public func findBoards(in files: [URL], progress: (Int, Int, String) -> Void = { _, _, _ in }) -> (views: [View], width: Int, height: Int) {
+    /// `progress` may throw to stop the search (Ctrl-C).
+    public func findBoards(in files: [URL], progress: (Int, Int, String) throws -> Void = { _, _, _ in }) rethrows -> (views: [View], width: Int, height: Int) {
         let finder = ChessboardDetector(innerColumns: board.innerColumns, innerRows: board.innerRows, method: detector, halfWindow: halfWindow)
         var views: [View] = []
         var size: (Int, Int)?
         for (index, url) in files.enumerated() {
-            defer { progress(index + 1, files.count, url.relativePath) }
+            try progress(index, files.count, url.relativePath)
             let image: GrayImage
             do {
                 image = try GrayImage(contentsOf: url)
@@ -93,6 +94,7 @@ public struct Calibrator: Sendable {
             size = size ?? (image.width, image.height)
             views.append(View(file: url.relativePath, status: .used, corners: corners))
         }
+        try progress(files.count, files.count, "")
         return (views, size?.0 ?? 0, size?.1 ?? 0)
     }
 

@@ -43,10 +43,16 @@ public struct CaptureLog: Codable, Sendable {
     /// Reads a capture log; the images it lists are resolved against its folder.
     public static func read(from url: URL) throws -> (log: CaptureLog, images: [URL]) {
         guard let data = try? Data(contentsOf: url) else { throw MarkerKitError.missingInput("cannot read capture log '\(url.path)'") }
-        guard let log = try? JSONFile.decode(CaptureLog.self, from: data), log.format == "markerkit-capture" else {
-            throw MarkerKitError.badInput("'\(url.path)' is not a markerkit capture log")
-        }
+        let log = try decode(data, source: url.path)
         let folder = url.deletingLastPathComponent()
         return (log, log.images.map { folder.appendingPathComponent($0.file) })
+    }
+
+    /// A capture log from a file's bytes; `source` names the file in errors.
+    public static func decode(_ data: Data, source: String) throws -> CaptureLog {
+        guard let log = try? JSONFile.decode(CaptureLog.self, from: data), log.format == "markerkit-capture" else {
+            throw MarkerKitError.badInput("'\(source)' is not a markerkit capture log")
+        }
+        return log
     }
 }

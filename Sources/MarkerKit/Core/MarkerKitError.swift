@@ -10,11 +10,13 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
     case cannotWrite(String)
     /// Something the library itself got wrong: a bug, never the user's fault.
     case internalFailure(String)
+    /// The user stopped a long run with Ctrl-C (SIGINT) or SIGTERM before it wrote anything.
+    case interrupted(String)
 
     public var description: String {
         switch self {
         case .invalidArgument(let m), .missingInput(let m), .badInput(let m), .cannotWrite(let m),
-             .internalFailure(let m):
+             .internalFailure(let m), .interrupted(let m):
             return m
         }
     }
@@ -22,7 +24,7 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
     /// The process exit code for this failure (BSD sysexits, as the README documents).
     /// Every non-zero code markerkit exits with (README, `markerkit --help`): 1 for a partial failure
     /// (some inputs unreadable) and the sysexits codes below.
-    public static let documentedExitCodes: Set<Int32> = [1, 64, 65, 66, 70, 73]
+    public static let documentedExitCodes: Set<Int32> = [1, 64, 65, 66, 70, 73, 130]
 
     public var exitCode: Int32 {
         switch self {
@@ -31,6 +33,7 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
         case .missingInput: return 66     // EX_NOINPUT
         case .internalFailure: return 70  // EX_SOFTWARE
         case .cannotWrite: return 73      // EX_CANTCREAT
+        case .interrupted: return 130     // 128 + SIGINT, as shells report Ctrl-C
         }
     }
 }

@@ -55,9 +55,12 @@ public struct CalibrationVerification {
     }
 
     /// The rendered views (scene and image), reproducible from the seed.
-    public func renderViews() throws -> [(scene: Scene, image: GrayImage)] {
+    public func renderViews(checkpoint: () throws -> Void = {}) throws -> [(scene: Scene, image: GrayImage)] {
         let renderer = SceneRenderer()
-        return try viewScenes().map { ($0, try renderer.render($0)) }
+        return try viewScenes().map { scene in
+            try checkpoint()
+            return (scene, try renderer.render(scene))
+        }
     }
 
     /// The views as scenes: the board placed as a careful user holds it, whole in the image.
@@ -125,8 +128,9 @@ public struct CalibrationVerification {
         try writer.finish()
     }
 
-    public func run() throws -> Summary {
-        let rendered = try renderViews()
+    /// `checkpoint` is called between renders and pipelines and may throw to stop the run (Ctrl-C).
+    public func run(checkpoint: () throws -> Void = {}) throws -> Summary {
+        let rendered = try renderViews(checkpoint: checkpoint)
         let images = rendered.enumerated().map { (name: String(format: "view_%03d", $0.offset), image: $0.element.image) }
         var pipelines: [(String, Calibrator)] = []
         var ours = Calibrator(board: board)
@@ -140,6 +144,7 @@ public struct CalibrationVerification {
         pipelines.append(("OpenCV sample (cornerSubPix 11)", plain))
         let truth = camera
         let results = try pipelines.map { name, calibrator -> PipelineResult in
+            try checkpoint()
             let (views, w, h) = calibrator.findBoards(in: images)
             let c = try calibrator.calibrate(views: views, width: w, height: h, name: "verify").calibration
             var intrinsics: [String: [Double]] = [:]

@@ -57,7 +57,8 @@ public struct MarkerVerification {
         self.sampler = sampler
     }
 
-    public mutating func run(progress: (Int, Int) -> Void = { _, _ in }) throws -> [Trial] {
+    /// `progress` is called after each render and may throw to stop the run (Ctrl-C).
+    public mutating func run(progress: (Int, Int) throws -> Void = { _, _ in }) throws -> [Trial] {
         let renderer = SceneRenderer()
         var trials: [Trial] = []
         for index in 0..<renders {
@@ -76,7 +77,7 @@ public struct MarkerVerification {
             let d = sample.scene.degradations
             trials.append(Trial(index: index, id: sample.truth.id, sidePixels: sample.truth.sidePixels, tiltDegrees: sample.tiltDegrees,
                                 noise: d.noise, blur: d.blur, jpeg: d.jpegQuality != nil, outcomes: outcomes))
-            progress(index + 1, renders)
+            try progress(index + 1, renders)
         }
         return trials
     }

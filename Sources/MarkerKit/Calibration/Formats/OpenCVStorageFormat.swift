@@ -14,16 +14,16 @@ enum OpenCVStorageFormat {
         try check(cvb_storage_write_comment(storage, "Camera calibration by \(MarkerKitVersion.generator). Lengths in the units below; pixels otherwise."))
         if let p = c.provenance {
             try check(cvb_storage_write_string(storage, "calibration_time", p.calibrationTime))
-            try check(cvb_storage_write_int(storage, "nframes", Int32(p.views)))
+            try check(cvb_storage_write_int(storage, "nframes", try int32(p.views, "nframes")))
         }
-        try check(cvb_storage_write_int(storage, "image_width", Int32(c.imageWidth)))
-        try check(cvb_storage_write_int(storage, "image_height", Int32(c.imageHeight)))
+        try check(cvb_storage_write_int(storage, "image_width", try int32(c.imageWidth, "image_width")))
+        try check(cvb_storage_write_int(storage, "image_height", try int32(c.imageHeight, "image_height")))
         if let p = c.provenance {
-            try check(cvb_storage_write_int(storage, "board_width", Int32(p.boardColumns)))
-            try check(cvb_storage_write_int(storage, "board_height", Int32(p.boardRows)))
+            try check(cvb_storage_write_int(storage, "board_width", try int32(p.boardColumns, "board_width")))
+            try check(cvb_storage_write_int(storage, "board_height", try int32(p.boardRows, "board_height")))
             try check(cvb_storage_write_real(storage, "square_size", p.squareSize))
             try check(cvb_storage_write_string(storage, "units", p.units))
-            try check(cvb_storage_write_int(storage, "flags", Int32(p.flags)))
+            try check(cvb_storage_write_int(storage, "flags", try int32(p.flags, "flags")))
         }
         try check(cvb_storage_write_matrix(storage, "camera_matrix", c.cameraMatrix, 3, 3))
         if !c.distortion.isEmpty {
@@ -54,7 +54,12 @@ enum OpenCVStorageFormat {
 
     static func decode(_ data: Data, name: String) throws -> CameraCalibration {
         var storage: OpaquePointer?
+        // OpenCV reads a C string: a NUL byte would end the text early, so OpenCV would read another file.
+        guard !data.contains(0) else { throw MarkerKitError.badInput("holds NUL bytes, so it is not a text file") }
         let text = String(decoding: data, as: UTF8.self)
+        if text.drop(while: \.isWhitespace).hasPrefix("<"), !WellFormedXML.check(data) {
+            throw MarkerKitError.badInput("not well-formed XML")
+        }
         guard cvb_storage_open_read(text, &storage) >= 0, storage != nil else {
             throw MarkerKitError.badInput("not OpenCV FileStorage YAML/XML")
         }
@@ -80,18 +85,36 @@ enum OpenCVStorageFormat {
         if let rms = try reader.real("avg_reprojection_error"), let views = try reader.real("nframes") {
             provenance = CameraCalibration.Provenance(
                 calibrationTime: try reader.string("calibration_time") ?? "",
-                views: Int(views),
-                boardColumns: Int(try reader.real("board_width") ?? 0), boardRows: Int(try reader.real("board_height") ?? 0),
+                views: try whole(views, "nframes"),
+                boardColumns: try whole(reader.real("board_width") ?? 0, "board_width"),
+                boardRows: try whole(reader.real("board_height") ?? 0, "board_height"),
                 squareSize: try reader.real("square_size") ?? 0, units: try reader.string("units") ?? "",
-                flags: Int(try reader.real("flags") ?? 0), rms: rms,
+                flags: try whole(reader.real("flags") ?? 0, "flags"), rms: rms,
                 perViewErrors: try reader.matrix("per_view_reprojection_errors")?.values ?? [],
                 stdDeviations: try reader.matrix("std_deviations_intrinsics")?.values ?? [],
                 generator: try reader.string("generator") ?? "", detector: try reader.string("detector") ?? "")
         }
         return try CameraCalibration(
             name: try reader.string("camera_name") ?? name, model: model, cameraMatrix: k, distortion: distortion,
-            imageWidth: Int(try reader.real("image_width") ?? 0), imageHeight: Int(try reader.real("image_height") ?? 0),
+            imageWidth: try whole(reader.real("image_width") ?? 0, "image_width"),
+            imageHeight: try whole(reader.real("image_height") ?? 0, "image_height"),
             provenance: provenance)
+    }
+
+    /// A count or size as FileStorage's 32-bit integer.
+    static func int32(_ value: Int, _ key: String) throws -> Int32 {
+        guard let narrow = Int32(exactly: value) else {
+            throw MarkerKitError.invalidArgument("'\(key)' \(value) does not fit OpenCV's 32-bit integers")
+        }
+        return narrow
+    }
+
+    /// A count or size read as a number: whole and within Int32 (Int(Double) traps on NaN or 1e300).
+    static func whole(_ value: Double, _ key: String) throws -> Int {
+        guard value.isFinite, value == value.rounded(), abs(value) <= Double(Int32.max) else {
+            throw MarkerKitError.badInput("'\(key)' is not a whole number")
+        }
+        return Int(value)
     }
 
     struct Reader {

@@ -14,13 +14,31 @@ struct Fields {
 
     static func yaml(_ data: Data, what: String) throws -> Fields {
         let text = String(decoding: data, as: UTF8.self)
-        let parsed: Any?
+        let parsed: Node?
         do {
-            parsed = try Yams.load(yaml: text)
+            parsed = try Yams.compose(yaml: text)
         } catch {
             throw MarkerKitError.badInput("not valid YAML")
         }
-        return try Fields(parsed, what: what)
+        return try Fields(parsed.map(plain), what: what)
+    }
+
+    /// A YAML node as plain values: text, lists and text-keyed mappings, null as NSNull. Walks the node
+    /// tree itself: Yams' own `load` traps on a mapping key that is itself a list or mapping (found by
+    /// `make fuzz`); such keys are left out here, as no calibration format has them.
+    static func plain(_ node: Node) -> Any {
+        switch node {
+        case .scalar(let scalar):
+            return node.null ?? scalar.string as Any
+        case .sequence(let sequence):
+            return sequence.map(plain)
+        case .mapping(let mapping):
+            var values: [String: Any] = [:]
+            for (key, value) in mapping {
+                if case .scalar(let name) = key { values[name.string] = plain(value) }
+            }
+            return values
+        }
     }
 
     func has(_ key: String) -> Bool { values[key] != nil && !(values[key] is NSNull) }
@@ -56,7 +74,14 @@ struct Fields {
         case let v as Double: return v
         case let v as Int: return Double(v)
         case let v as NSNumber: return v.doubleValue
-        case let v as String: return Double(v)
+        case let v as String:
+            // YAML's own spellings of the special floats, so that a NaN is refused as a NaN.
+            switch v.lowercased() {
+            case ".nan": return .nan
+            case ".inf", "+.inf": return .infinity
+            case "-.inf": return -.infinity
+            default: return Double(v)
+            }
         default: return nil
         }
     }
