@@ -47,6 +47,8 @@ import Testing
         Case(arguments: ["calibrations", "import", "fuzz-rows.yml", "--name", "f"], status: 65, says: ["fuzz-rows.yml", "'distortion_coefficients' is not a matrix"]),
         Case(arguments: ["undistort", "--calibration", "fuzz-rows.xml", "zero.png", "-o", "u"], status: 65, says: ["fuzz-rows.xml", "'distortion_coefficients' is not a matrix"]),
         Case(arguments: ["calibrations", "import", "fuzz-cut.xml", "--name", "f"], status: 65, says: ["fuzz-cut.xml", "not well-formed XML"]),
+        Case(arguments: ["calibrations", "import", "fuzz-deep.yaml", "--format", "kalibr", "--name", "f"], status: 65, says: ["fuzz-deep.yaml", "nested deeper than 32 levels"]),
+        Case(arguments: ["calibrations", "export", "fuzz-huge.cameramodel", "--format", "ros", "-o", "r.yaml"], status: 65, says: ["fuzz-huge.cameramodel", "imagersize is not a whole number"]),
         Case(arguments: ["track", "--device", "frames", "--calibration", "fuzz-nul.yml", "--marker-size", "5cm"], status: 65, says: ["fuzz-nul.yml", "NUL bytes"]),
         Case(arguments: ["generate", "markers", "--ids", "0-3", "--size", "40mm", "-o", "out/s.pdf"], status: 73, says: ["out/s.pdf", "not writable"], place: .readOnly),
         Case(arguments: ["detect", "frames", "--json", "out/d.json"], status: 73, says: ["out/d.json", "not writable"], place: .readOnly),
@@ -76,6 +78,8 @@ import Testing
             try FileManager.default.copyItem(at: corpus.appendingPathComponent(found), to: dir.appendingPathComponent(name))
         }
         try write(Data("<?xml version=".utf8), "fuzz-cut.xml") // crashed OpenCV 4.6's XML reader
+        try write(Data(("cam0:\n  intrinsics: " + String(repeating: "{", count: 20000) + "\n").utf8), "fuzz-deep.yaml") // overflowed Yams' stack
+        try write(Data("{ 'lensmodel': 'LENSMODEL_PINHOLE', 'intrinsics': [ 500, 500, 320, 240 ], 'imagersize': [ 1e300, 480 ] }\n".utf8), "fuzz-huge.cameramodel")
         // A matrix whose `rows` is not a number: OpenCV allocated 16 GiB for it.
         try write(Data("%YAML:1.0\n---\ncamera_matrix: !!opencv-matrix\n   rows: 3\n   cols: 3\n   dt: d\n   data: [ 500., 0., 320., 0., 500., 240., 0., 0., 1. ]\ndistortion_coefficients: !!opencv-matrix\n   rows: s5\n   cols: 1\n   dt: d\n   data: [ 0., 0., 0., 0., 0. ]\n".utf8), "fuzz-rows.yml")
         let frames = dir.appendingPathComponent("frames")

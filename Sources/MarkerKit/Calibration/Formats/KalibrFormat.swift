@@ -50,6 +50,6 @@ enum KalibrFormat {
         }
         return try CameraCalibration(name: name, model: model,
                                      cameraMatrix: [intrinsics[0], 0, intrinsics[2], 0, intrinsics[1], intrinsics[3], 0, 0, 1],
-                                     distortion: coefficients, imageWidth: Int(resolution[0]), imageHeight: Int(resolution[1]))
+                                     distortion: coefficients, imageWidth: try wholeNumber(resolution[0], "resolution"), imageHeight: try wholeNumber(resolution[1], "resolution"))
     }
 }

@@ -37,7 +37,9 @@ enum MrcalFormat {
     }
 
     static func decode(_ data: Data, name: String) throws -> CameraCalibration {
-        let fields = try Fields(try parsePythonLiteral(String(decoding: data, as: UTF8.self)), what: "cameramodel")
+        let text = String(decoding: data, as: UTF8.self)
+        try NestingLimit.check(text)
+        let fields = try Fields(try parsePythonLiteral(text), what: "cameramodel")
         let lens = try fields.string("lensmodel")
         let model: CameraCalibration.Model
         switch lens {
@@ -55,7 +57,7 @@ enum MrcalFormat {
         guard size.count == 2 else { throw MarkerKitError.badInput("imagersize needs width and height") }
         return try CameraCalibration(name: name, model: model,
                                      cameraMatrix: [intrinsics[0], 0, intrinsics[2], 0, intrinsics[1], intrinsics[3], 0, 0, 1],
-                                     distortion: Array(intrinsics[4...]), imageWidth: Int(size[0]), imageHeight: Int(size[1]))
+                                     distortion: Array(intrinsics[4...]), imageWidth: try wholeNumber(size[0], "imagersize"), imageHeight: try wholeNumber(size[1], "imagersize"))
     }
 
     /// The subset of Python literals a .cameramodel uses: dicts, lists, strings, numbers, True/False/None

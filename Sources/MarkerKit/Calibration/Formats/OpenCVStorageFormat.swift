@@ -85,19 +85,19 @@ enum OpenCVStorageFormat {
         if let rms = try reader.real("avg_reprojection_error"), let views = try reader.real("nframes") {
             provenance = CameraCalibration.Provenance(
                 calibrationTime: try reader.string("calibration_time") ?? "",
-                views: try whole(views, "nframes"),
-                boardColumns: try whole(reader.real("board_width") ?? 0, "board_width"),
-                boardRows: try whole(reader.real("board_height") ?? 0, "board_height"),
+                views: try wholeNumber(views, "nframes"),
+                boardColumns: try wholeNumber(reader.real("board_width") ?? 0, "board_width"),
+                boardRows: try wholeNumber(reader.real("board_height") ?? 0, "board_height"),
                 squareSize: try reader.real("square_size") ?? 0, units: try reader.string("units") ?? "",
-                flags: try whole(reader.real("flags") ?? 0, "flags"), rms: rms,
+                flags: try wholeNumber(reader.real("flags") ?? 0, "flags"), rms: rms,
                 perViewErrors: try reader.matrix("per_view_reprojection_errors")?.values ?? [],
                 stdDeviations: try reader.matrix("std_deviations_intrinsics")?.values ?? [],
                 generator: try reader.string("generator") ?? "", detector: try reader.string("detector") ?? "")
         }
         return try CameraCalibration(
             name: try reader.string("camera_name") ?? name, model: model, cameraMatrix: k, distortion: distortion,
-            imageWidth: try whole(reader.real("image_width") ?? 0, "image_width"),
-            imageHeight: try whole(reader.real("image_height") ?? 0, "image_height"),
+            imageWidth: try wholeNumber(reader.real("image_width") ?? 0, "image_width"),
+            imageHeight: try wholeNumber(reader.real("image_height") ?? 0, "image_height"),
             provenance: provenance)
     }
 
@@ -107,14 +107,6 @@ enum OpenCVStorageFormat {
             throw MarkerKitError.invalidArgument("'\(key)' \(value) does not fit OpenCV's 32-bit integers")
         }
         return narrow
-    }
-
-    /// A count or size read as a number: whole and within Int32 (Int(Double) traps on NaN or 1e300).
-    static func whole(_ value: Double, _ key: String) throws -> Int {
-        guard value.isFinite, value == value.rounded(), abs(value) <= Double(Int32.max) else {
-            throw MarkerKitError.badInput("'\(key)' is not a whole number")
-        }
-        return Int(value)
     }
 
     struct Reader {

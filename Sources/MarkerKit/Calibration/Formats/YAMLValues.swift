@@ -14,6 +14,7 @@ struct Fields {
 
     static func yaml(_ data: Data, what: String) throws -> Fields {
         let text = String(decoding: data, as: UTF8.self)
+        try NestingLimit.check(text)
         let parsed: Node?
         do {
             parsed = try Yams.compose(yaml: text)
@@ -48,11 +49,7 @@ struct Fields {
         return value
     }
 
-    func integer(_ key: String) throws -> Int {
-        let value = try number(key)
-        guard value == value.rounded(), abs(value) < 1e9 else { throw MarkerKitError.badInput("\(what): '\(key)' is not a whole number") }
-        return Int(value)
-    }
+    func integer(_ key: String) throws -> Int { try wholeNumber(try number(key), "\(what): '\(key)'") }
 
     func string(_ key: String) throws -> String {
         guard let value = values[key] as? String else { throw MarkerKitError.badInput("\(what): '\(key)' is missing or not text") }
@@ -83,6 +80,51 @@ struct Fields {
             default: return Double(v)
             }
         default: return nil
+        }
+    }
+}
+
+/// A count or size given as a number: whole and within 32 bits (Int(Double) traps on NaN or 1e300,
+/// found by `make fuzz`).
+func wholeNumber(_ value: Double, _ what: String) throws -> Int {
+    guard value.isFinite, value == value.rounded(), abs(value) <= Double(Int32.max) else {
+        throw MarkerKitError.badInput("\(what) is not a whole number")
+    }
+    return Int(value)
+}
+
+/// Refuses text nested deeper than any calibration file is, before a recursive parser sees it: Yams'
+/// composer recursed until the stack overflowed on thousands of `{` (found by `make fuzz`). Counts
+/// open brackets outside quotes and comments, and per line the indentation and leading `- ` / `? `
+/// markers of YAML's block style.
+enum NestingLimit {
+    static let depth = 32
+
+    static func check(_ text: String) throws {
+        var flow = 0, quote: UInt8? = nil, comment = false, lineStart = true, indent = 0, markers = 0, previous: UInt8 = 0x0A
+        for byte in text.utf8 {
+            defer { previous = byte }
+            if byte == 0x0A { comment = false; lineStart = true; indent = 0; markers = 0; if quote == 0x27 { quote = nil }; continue }
+            if comment { continue }
+            if let q = quote {
+                if byte == q && previous != 0x5C { quote = nil }
+                continue
+            }
+            if lineStart {
+                if byte == 0x20 { indent += 1; continue }
+                if (byte == 0x2D || byte == 0x3F), previous == 0x20 || previous == 0x0A { markers += 1; continue }
+                lineStart = byte == 0x20
+            }
+            switch byte {
+            case 0x22, 0x27: quote = byte
+            case 0x23 where previous == 0x20 || previous == 0x0A || previous == 0x09: comment = true
+            case 0x5B, 0x7B: flow += 1
+            case 0x5D, 0x7D: flow = max(0, flow - 1)
+            default: break
+            }
+            if flow > depth || markers > depth || indent > 8 * depth {
+                throw MarkerKitError.badInput("nested deeper than \(depth) levels")
+            }
         }
     }
 }
