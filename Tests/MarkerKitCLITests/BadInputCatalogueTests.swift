@@ -47,6 +47,7 @@ import Testing
         Case(arguments: ["calibrations", "import", "fuzz-rows.yml", "--name", "f"], status: 65, says: ["fuzz-rows.yml", "'distortion_coefficients' is not a matrix"]),
         Case(arguments: ["undistort", "--calibration", "fuzz-rows.xml", "zero.png", "-o", "u"], status: 65, says: ["fuzz-rows.xml", "'distortion_coefficients' is not a matrix"]),
         Case(arguments: ["calibrations", "import", "fuzz-cut.xml", "--name", "f"], status: 65, says: ["fuzz-cut.xml", "not well-formed XML"]),
+        Case(arguments: ["calibrations", "import", "fuzz-hang.yml", "--name", "f"], status: 65, says: ["fuzz-hang.yml", "not well-formed YAML"]),
         Case(arguments: ["calibrations", "import", "fuzz-deep.yaml", "--format", "kalibr", "--name", "f"], status: 65, says: ["fuzz-deep.yaml", "nested deeper than 32 levels"]),
         Case(arguments: ["calibrations", "export", "fuzz-huge.cameramodel", "--format", "ros", "-o", "r.yaml"], status: 65, says: ["fuzz-huge.cameramodel", "imagersize is not a whole number"]),
         Case(arguments: ["track", "--device", "frames", "--calibration", "fuzz-nul.yml", "--marker-size", "5cm"], status: 65, says: ["fuzz-nul.yml", "NUL bytes"]),
@@ -78,6 +79,7 @@ import Testing
             try FileManager.default.copyItem(at: corpus.appendingPathComponent(found), to: dir.appendingPathComponent(name))
         }
         try write(Data("<?xml version=".utf8), "fuzz-cut.xml") // crashed OpenCV 4.6's XML reader
+        try write(Data("%YAML:1.0\n e erkit 0.0: 480\nca\n   -\n".utf8), "fuzz-hang.yml") // OpenCV 4.6's YAML reader never returned
         try write(Data(("cam0:\n  intrinsics: " + String(repeating: "{", count: 20000) + "\n").utf8), "fuzz-deep.yaml") // overflowed Yams' stack
         try write(Data("{ 'lensmodel': 'LENSMODEL_PINHOLE', 'intrinsics': [ 500, 500, 320, 240 ], 'imagersize': [ 1e300, 480 ] }\n".utf8), "fuzz-huge.cameramodel")
         // A matrix whose `rows` is not a number: OpenCV allocated 16 GiB for it.
