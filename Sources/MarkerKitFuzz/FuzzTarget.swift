@@ -10,6 +10,8 @@ enum FuzzTarget: String, CaseIterable {
     case anyCalibration = "any-calibration"
     case boardSpec = "board-spec"
     case captureLog = "capture-log"
+    /// The truth.json of a render folder (`verify markers --truth`).
+    case renderTruth = "render-truth"
     /// A typed length (`25mm`, `1in`), as every size option takes it.
     case length
 
@@ -47,6 +49,13 @@ enum FuzzTarget: String, CaseIterable {
         case .captureLog:
             guard let log = try? CaptureLog.decode(data, source: "fuzz") else { return false }
             _ = try? log.checkerboard()
+            return true
+        case .renderTruth:
+            guard let truth = try? RenderTruthFile.decode(data, source: "fuzz") else { return false }
+            do { Self.checkUsable(try truth.calibration()) } catch { fatalError("accepted truth has no usable camera: \(error)") }
+            for marker in truth.scenes.flatMap(\.markers) {
+                precondition(marker.tiltDegrees.isFinite && marker.sceneTruth.sidePixels.isFinite, "accepted marker with unusable geometry")
+            }
             return true
         case .length:
             guard let length = try? Length(parsing: String(decoding: data, as: UTF8.self)) else { return false }

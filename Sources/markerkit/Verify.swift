@@ -14,11 +14,14 @@ struct Verify: ParsableCommand {
             discussion: """
             Scenes are sampled over marker size (8-400 px side), tilt (0-75°), noise, blur, lighting, JPEG and \
             background with a seed, so a run is reproducible. Reports recall, wrong IDs, false positives, corner \
-            error (P50, P90, max, RMSE), pose error and time per frame, overall and by size, tilt and noise.
+            error (P50, P90, max, RMSE), pose error and time per frame, overall and by size, tilt and noise. \
+            With --truth, the same figures on a folder 'markerkit render' wrote (your own test set), against \
+            its truth.json, one trial per marker; --renders, --seed, --size and --calibration are then not used.
 
             Examples:
               markerkit verify markers --renders 200 --seed 7
               markerkit verify markers --renders 1000 --json verify.json --report verify.pdf
+              markerkit render --count 50 -o testset && markerkit verify markers --truth testset
             """
         )
 
@@ -26,12 +29,22 @@ struct Verify: ParsableCommand {
         @Option(help: "Seed: the same seed gives the same scenes.") var seed: UInt64 = 7
         @Option(help: ArgumentHelp("Image size in pixels, without --calibration.", valueName: "WxH")) var size = "1280x720"
         @Option(help: ArgumentHelp("Camera: a stored name or a calibration file.", valueName: "name|file")) var calibration: String?
+        @Option(help: ArgumentHelp("A render folder (or its truth.json) to measure instead of sampled renders.", valueName: "dir"))
+        var truth: String?
         @Option(help: ArgumentHelp("Write every figure as JSON.", valueName: "file")) var json: String?
         @Option(help: ArgumentHelp("Write plots: recall by size, corner error by tilt (.pdf, .png, .svg).", valueName: "file")) var report: String?
 
         func run() throws {
             guard (1...1_000_000).contains(renders) else { throw MarkerKitError.invalidArgument("--renders \(renders) is outside 1-1000000") }
-            let camera = try renderCamera(calibration: calibration, size: size)
+            let truthFile = try truth.map { path -> (file: RenderTruthFile, folder: URL, url: URL) in
+                var url = URL(fileURLWithPath: path)
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+                    url = url.appendingPathComponent("truth.json")
+                }
+                return (try RenderTruthFile.read(from: url), url.deletingLastPathComponent(), url)
+            }
+            let camera = try truthFile.map { try $0.file.calibration() } ?? renderCamera(calibration: calibration, size: size)
             let jsonURL = json.map { URL(fileURLWithPath: $0) }
             if let jsonURL { try OutputFiles.checkDestination(jsonURL) }
             let reportTarget = try report.map { path -> (URL, OutputFormat) in
@@ -40,17 +53,25 @@ struct Verify: ParsableCommand {
                 try OutputFiles.checkDestination(url)
                 return (url, format)
             }
-            let sampler = MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed)
-            var verification = MarkerVerification(renders: renders, sampler: sampler)
             let progress = ProgressBar(label: "verifying")
             Interrupt.install()
-            let trials = try verification.run {
-                progress.update($0, $1, "")
+            let step = { (done: Int, total: Int) throws in
+                progress.update(done, total, "")
                 try Interrupt.checkpoint("verify markers")
             }
+            let contenders = MarkerVerification.Contender.all
+            let trials: [MarkerVerification.Trial]
+            if let truthFile {
+                trials = try MarkerVerification.run(truth: truthFile.file, folder: truthFile.folder, contenders: contenders, progress: step)
+            } else {
+                let sampler = MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed)
+                var verification = MarkerVerification(contenders: contenders, renders: renders, sampler: sampler)
+                trials = try verification.run(progress: step)
+            }
             progress.finish()
-            let summary = MarkerVerificationSummary(trials: trials, detectors: verification.contenders.map(\.name), seed: seed,
+            var summary = MarkerVerificationSummary(trials: trials, detectors: contenders.map(\.name), seed: seed,
                                                     width: camera.imageWidth, height: camera.imageHeight, camera: camera.name)
+            summary.source = truthFile?.url.relativePath
             print(summary.table)
             var files = OutputFiles()
             if let jsonURL {

@@ -47,6 +47,9 @@ import Testing
         Case(arguments: ["calibrations", "import", "fuzz-rows.yml", "--name", "f"], status: 65, says: ["fuzz-rows.yml", "'distortion_coefficients' is not a matrix"]),
         Case(arguments: ["undistort", "--calibration", "fuzz-rows.xml", "zero.png", "-o", "u"], status: 65, says: ["fuzz-rows.xml", "'distortion_coefficients' is not a matrix"]),
         Case(arguments: ["calibrations", "import", "fuzz-cut.xml", "--name", "f"], status: 65, says: ["fuzz-cut.xml", "not well-formed XML"]),
+        Case(arguments: ["verify", "markers", "--truth", "nothing"], status: 66, says: ["nothing", "cannot read render truth"]),
+        Case(arguments: ["verify", "markers", "--truth", "badtruth", "--json", "v.json"], status: 65, says: ["badtruth/truth.json", "not a markerkit-render-truth"]),
+        Case(arguments: ["verify", "markers", "--truth", "escape/truth.json"], status: 65, says: ["escape/truth.json", "'../x.png' is not a file inside the folder"]),
         Case(arguments: ["calibrations", "import", "fuzz-hang.yml", "--name", "f"], status: 65, says: ["fuzz-hang.yml", "not well-formed YAML"]),
         Case(arguments: ["calibrations", "import", "fuzz-deep.yaml", "--format", "kalibr", "--name", "f"], status: 65, says: ["fuzz-deep.yaml", "nested deeper than 32 levels"]),
         Case(arguments: ["calibrations", "export", "fuzz-huge.cameramodel", "--format", "ros", "-o", "r.yaml"], status: 65, says: ["fuzz-huge.cameramodel", "imagersize is not a whole number"]),
@@ -79,6 +82,11 @@ import Testing
             try FileManager.default.copyItem(at: corpus.appendingPathComponent(found), to: dir.appendingPathComponent(name))
         }
         try write(Data("<?xml version=".utf8), "fuzz-cut.xml") // crashed OpenCV 4.6's XML reader
+        // Render truth files: not one at all, and one whose image lies outside its folder.
+        for folder in ["badtruth", "escape"] { try FileManager.default.createDirectory(at: dir.appendingPathComponent(folder), withIntermediateDirectories: false) }
+        try write(Data("{}\n".utf8), "badtruth/truth.json")
+        let seed = try String(contentsOf: corpus.appendingPathComponent("render-truth/fisheye-noise-jpeg"), encoding: .utf8)
+        try write(Data(seed.replacingOccurrences(of: "\"scene_000.png\"", with: "\"../x.png\"").utf8), "escape/truth.json")
         try write(Data("%YAML:1.0\n e erkit 0.0: 480\nca\n   -\n".utf8), "fuzz-hang.yml") // OpenCV 4.6's YAML reader never returned
         try write(Data(("cam0:\n  intrinsics: " + String(repeating: "{", count: 20000) + "\n").utf8), "fuzz-deep.yaml") // overflowed Yams' stack
         try write(Data("{ 'lensmodel': 'LENSMODEL_PINHOLE', 'intrinsics': [ 500, 500, 320, 240 ], 'imagersize': [ 1e300, 480 ] }\n".utf8), "fuzz-huge.cameramodel")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MarkerKit
 
 /// `markerkit render` and `markerkit verify` run as a user runs them.
 @Suite struct VerifyCLITests {
@@ -36,6 +37,23 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("markerkit") && result.stdout.contains("opencv-subpix") && result.stdout.contains("by tilt"))
         #expect(try files(in: dir) == ["v.json", "v.pdf"])
+    }
+
+    /// `render` makes a test set and `verify markers --truth` measures the detectors on it: one trial per
+    /// marker of the truth file, the same table as for sampled renders.
+    @Test func verifyMeasuresARenderFolder() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(try CLI.run(["render", "--count", "4", "--size", "480x360", "--seed", "9", "-o", "set"], in: dir).status == 0)
+        let truth = try RenderTruthFile.read(from: dir.appendingPathComponent("set/truth.json"))
+        let result = try CLI.run(["verify", "markers", "--truth", "set", "--json", "v.json"], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        let markers = truth.scenes.flatMap(\.markers).count
+        #expect(result.stdout.contains("\(markers) markers in set/truth.json, 480x360"), "\(result.stdout)")
+        struct Output: Decodable { let trials: [MarkerVerification.Trial] }
+        let output = try JSONDecoder().decode(Output.self, from: Data(contentsOf: dir.appendingPathComponent("v.json")))
+        #expect(output.trials.count == markers)
+        #expect(output.trials.contains { $0.outcomes["markerkit"]?.found == true }, "markerkit finds the rendered markers")
     }
 
     static let badCases: [(arguments: [String], status: Int32, says: String)] = [

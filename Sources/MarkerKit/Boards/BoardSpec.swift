@@ -64,12 +64,7 @@ public struct BoardSpec: Codable, Equatable, Sendable {
 
     /// Reads a board spec file; every failure names the file.
     public static func read(from url: URL) throws -> BoardSpec {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw MarkerKitError.missingInput("cannot read board spec '\(url.path)': no such file or not readable")
-        }
+        let data = try MarkerKitError.contents(of: url, what: "board spec")
         return try decode(data, source: url.path)
     }
 

@@ -132,12 +132,7 @@ public struct CameraCalibration: Sendable, Equatable {
 
     /// Reads any calibration file MarkerKit knows, recognising the format by extension and content.
     public static func read(from url: URL, format: CalibrationFormat? = nil) throws -> CameraCalibration {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw MarkerKitError.missingInput("cannot read calibration '\(url.path)': no such file or not readable")
-        }
+        let data = try MarkerKitError.contents(of: url, what: "calibration")
         let name = url.deletingPathExtension().lastPathComponent
         let chosen = format ?? CalibrationFormat.guess(url: url, data: data)
         do {

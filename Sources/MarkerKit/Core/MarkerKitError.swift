@@ -1,3 +1,5 @@
+import Foundation
+
 /// Every failure a user can cause, with a message that fits on one line and names the input.
 public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
     /// An argument or option value that cannot be used (a size without a unit, an ID out of range).
@@ -34,6 +36,17 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
         case .internalFailure: return 70  // EX_SOFTWARE
         case .cannotWrite: return 73      // EX_CANTCREAT
         case .interrupted: return 130     // 128 + SIGINT, as shells report Ctrl-C
+        }
+    }
+}
+
+extension MarkerKitError {
+    /// The bytes of an input file, or the one-line error that names it (`what`: "calibration", "board spec").
+    public static func contents(of url: URL, what: String) throws -> Data {
+        do {
+            return try Data(contentsOf: url)
+        } catch {
+            throw MarkerKitError.missingInput("cannot read \(what) '\(url.path)': no such file or not readable")
         }
     }
 }

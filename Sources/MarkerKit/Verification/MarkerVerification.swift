@@ -82,6 +82,46 @@ public struct MarkerVerification {
         return trials
     }
 
+    /// The same measurements on the images of a folder `markerkit render` wrote, against its truth.json:
+    /// one trial per marker of every image. `progress` may throw to stop the run (Ctrl-C).
+    public static func run(truth: RenderTruthFile, folder: URL, contenders: [Contender] = Contender.all,
+                           progress: (Int, Int) throws -> Void = { _, _ in }) throws -> [Trial] {
+        let camera = try truth.calibration()
+        var trials: [Trial] = []
+        for (done, scene) in truth.scenes.enumerated() {
+            let image = try GrayImage(contentsOf: folder.appendingPathComponent(scene.file))
+            guard image.width == camera.imageWidth, image.height == camera.imageHeight else {
+                throw MarkerKitError.badInput("'\(scene.file)' is \(image.width)x\(image.height), the truth's camera \(camera.imageWidth)x\(camera.imageHeight)")
+            }
+            var found: [String: (detections: [MarkerDetection], seconds: Double)] = [:]
+            for contender in contenders {
+                let clock = ContinuousClock()
+                let start = clock.now
+                let detections = try contender.detect(image)
+                let elapsed = clock.now - start
+                found[contender.name] = (detections, Double(elapsed.components.attoseconds) * 1e-18 + Double(elapsed.components.seconds))
+            }
+            let d = scene.degradations
+            for marker in scene.markers {
+                let target = marker.sceneTruth
+                let estimator = MarkerPoseEstimator(calibration: camera, side: target.side)
+                var outcomes: [String: Outcome] = [:]
+                for (name, result) in found {
+                    // Other markers of the image are not false positives of this one.
+                    let others = scene.markers.filter { $0.id != marker.id }.map(\.sceneTruth)
+                    let own = result.detections.filter { detection in
+                        !others.contains { SceneGeometry.contains($0.corners, detection.center) } || detection.id == marker.id
+                    }
+                    outcomes[name] = try score(own, truth: target, estimator: estimator, seconds: result.seconds)
+                }
+                trials.append(Trial(index: trials.count, id: marker.id, sidePixels: target.sidePixels, tiltDegrees: marker.tiltDegrees,
+                                    noise: d.noise, blur: d.blur, jpeg: d.jpegQuality != nil, outcomes: outcomes))
+            }
+            try progress(done + 1, truth.scenes.count)
+        }
+        return trials
+    }
+
     static func score(_ detections: [MarkerDetection], truth: SceneTruth.Marker, estimator: MarkerPoseEstimator, seconds: Double) throws -> Outcome {
         let centre = Point2(x: truth.corners.map(\.x).reduce(0, +) / 4, y: truth.corners.map(\.y).reduce(0, +) / 4)
         let here = detections.filter { $0.center.distance(to: centre) < max(truth.sidePixels / 2, 3) }
@@ -168,6 +208,8 @@ public struct MarkerVerificationSummary: Codable, Sendable {
     public let width: Int
     public let height: Int
     public let camera: String
+    /// The render folder measured, when the renders were not sampled for this run.
+    public var source: String?
     public let overall: [DetectorFigures]
     /// Renders with no noise, blur or JPEG, markers of 50 px side or more: the corner accuracy itself.
     public let cleanLarge: [DetectorFigures]
@@ -197,7 +239,8 @@ public struct MarkerVerificationSummary: Codable, Sendable {
     /// The results as the table `markerkit verify markers` prints.
     public var table: String {
         func f(_ v: Double?, _ format: String) -> String { v.map { String(format: format, $0) } ?? "-" }
-        var lines = ["\(renders) renders \(width)x\(height), seed \(seed), camera \(camera)", ""]
+        var lines = [source.map { "\(renders) markers in \($0), \(width)x\(height), camera \(camera)" }
+                     ?? "\(renders) renders \(width)x\(height), seed \(seed), camera \(camera)", ""]
         lines.append("detector        recall  wrong  false   corner px: P50    P90    max   RMSE   rot° P50  trans% P50  ms P50")
         for d in overall {
             lines.append(d.detector.padding(toLength: 14, withPad: " ", startingAt: 0)

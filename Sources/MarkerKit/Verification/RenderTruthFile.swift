@@ -43,4 +43,57 @@ public struct RenderTruthFile: Codable, Sendable {
     }
 
     public func encoded() throws -> Data { try JSONFile.encode(self) }
+
+    /// Reads the truth.json of a folder `markerkit render` wrote; every failure names the file.
+    public static func read(from url: URL) throws -> RenderTruthFile {
+        let data = try MarkerKitError.contents(of: url, what: "render truth")
+        return try decode(data, source: url.path)
+    }
+
+    /// A truth file from its bytes, every value checked; `source` names the file in errors.
+    public static func decode(_ data: Data, source: String) throws -> RenderTruthFile {
+        let file: RenderTruthFile
+        do {
+            file = try JSONFile.decode(RenderTruthFile.self, from: data)
+        } catch {
+            throw MarkerKitError.badInput("render truth '\(source)' is not a markerkit-render-truth JSON file")
+        }
+        func bad(_ problem: String) -> MarkerKitError { .badInput("render truth '\(source)': \(problem)") }
+        guard file.format == "markerkit-render-truth" else { throw bad("format '\(file.format)', expected 'markerkit-render-truth'") }
+        guard file.units == "mm" else { throw bad("units '\(file.units)', expected 'mm'") }
+        do { _ = try file.calibration() } catch let error as MarkerKitError { throw bad("camera: \(error.description)") }
+        for scene in file.scenes {
+            let parts = scene.file.split(separator: "/")
+            guard !scene.file.isEmpty, !scene.file.hasPrefix("/"), !parts.contains("..") else {
+                throw bad("image '\(scene.file)' is not a file inside the folder")
+            }
+            let d = scene.degradations
+            guard [d.noise, d.blur].allSatisfy({ $0.isFinite && $0 >= 0 }) else { throw bad("\(scene.file): noise and blur must be finite and not negative") }
+            for m in scene.markers {
+                guard (0..<MarkerDictionary.arucoOriginal.count).contains(m.id) else { throw bad("\(scene.file): marker ID \(m.id) is outside 0-1023") }
+                guard m.corners.count == 4, m.corners.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isFinite) }),
+                      m.rvec.count == 3, m.tvec.count == 3, (m.rvec + m.tvec).allSatisfy(\.isFinite), m.side.isFinite, m.side > 0 else {
+                    throw bad("\(scene.file): marker \(m.id) needs 4 corners (x, y), rvec and tvec of 3 numbers and a positive side, all finite")
+                }
+            }
+        }
+        return file
+    }
+
+    /// The camera the scenes were rendered through.
+    public func calibration() throws -> CameraCalibration {
+        guard let model = CameraCalibration.Model(rawValue: camera.model) else { throw MarkerKitError.badInput("unknown model '\(camera.model)'") }
+        return try CameraCalibration(name: camera.name, model: model, cameraMatrix: camera.cameraMatrix, distortion: camera.distortionCoefficients,
+                                     imageWidth: camera.imageWidth, imageHeight: camera.imageHeight)
+    }
+}
+
+extension RenderTruthFile.Marker {
+    /// As the verification scores it.
+    public var sceneTruth: SceneTruth.Marker {
+        SceneTruth.Marker(id: id, corners: corners.map { Point2(x: $0[0], y: $0[1]) }, pose: Pose3D(rvec: rvec, tvec: tvec), side: side)
+    }
+
+    /// Angle between the marker's normal and the camera's axis, degrees.
+    public var tiltDegrees: Double { acos(min(1, abs(Pose3D(rvec: rvec, tvec: tvec).rotation[8]))) * 180 / Double.pi }
 }
