@@ -174,4 +174,18 @@ import Testing
         #expect(try files(in: dir) == before, "\(c): no output left behind")
         #expect(mounted.isEmpty, "\(c): left \(mounted) on the small file system")
     }
+
+    /// Found by `make fuzz`: exporting a calibration whose units text starts with `}` crashed OpenCV's
+    /// writer (SIGSEGV). Odd text is not bad input: it is written as text and reads back the same.
+    @Test func oddTextInACalibrationIsExportedNotCrashedOn() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data("%YAML:1.0\n---\nnframes: 10\nunits: \"}m\"\ncamera_matrix: !!opencv-matrix\n   rows: 3\n   cols: 3\n   dt: d\n   data: [ 374., 0., 144., 0., 374., 177., 0., 0., 1. ]\navg_reprojection_error: 0.5\n".utf8)
+            .write(to: dir.appendingPathComponent("odd.yml"))
+        for (format, file) in [("opencv-yaml", "out.yml"), ("opencv-xml", "out.xml")] {
+            let result = try CLI.run(["calibrations", "export", "odd.yml", "--format", format, "-o", file], in: dir)
+            #expect(result.status == 0, "\(format): \(result.stderr)")
+            #expect(try CameraCalibration.read(from: dir.appendingPathComponent(file)).provenance?.units == "}m", "\(format)")
+        }
+    }
 }
