@@ -152,8 +152,24 @@ struct JSONLines {
         }
     }
 
+    /// One line's bytes, kept from frame to frame.
+    private var line: [UInt8] = []
+
     mutating func write(_ result: DetectionReport.FrameResult) throws {
-        handle.write(try result.jsonLine())
+        line.removeAll(keepingCapacity: true)
+        result.appendJSONLine(to: &line)
+        let descriptor = handle.fileDescriptor
+        try line.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else {
+                    throw MarkerKitError.cannotWrite("cannot write '\(url?.path ?? "standard output")': \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+        }
     }
 
     func finish() throws {

@@ -208,6 +208,10 @@ int32_t cvb_approx_polygon(const int32_t *points, int32_t count, double epsilon,
 int32_t cvb_warp_quad(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, const double *corners,
                       int32_t size, uint8_t *out);
 
+/* The shortest decimal text of `value` that reads back exactly (std::to_chars), into `out`; returns its
+ * length, 0 when it does not fit. Allocation-free. */
+int32_t cvb_format_double(double value, char *out, int32_t capacity);
+
 /* ---- Geometry ------------------------------------------------------------------------------------- */
 
 /* cv::solvePnP with SOLVEPNP_IPPE_SQUARE for a square of side `side` in OpenCV's marker frame:

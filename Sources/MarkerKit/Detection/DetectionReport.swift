@@ -39,11 +39,53 @@ public struct DetectionReport: Codable, Sendable {
 
         /// One line of JSON (for `--jsonl`).
         public func jsonLine() throws -> Data {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            var data = try encoder.encode(self)
-            data.append(0x0A)
-            return data
+            var line: [UInt8] = []
+            appendJSONLine(to: &line)
+            return Data(line)
+        }
+
+        /// The same line appended to `out` (keys sorted, as the JSON files have them); with a buffer kept
+        /// from frame to frame this allocates nothing.
+        public func appendJSONLine(to out: inout [UInt8]) {
+            out.append(UInt8(ascii: "{"))
+            JSONText.append(key: "height", first: true, to: &out)
+            JSONText.append(height, to: &out)
+            JSONText.append(key: "index", to: &out)
+            JSONText.append(index, to: &out)
+            JSONText.append(key: "markers", to: &out)
+            out.append(UInt8(ascii: "["))
+            for (number, marker) in markers.enumerated() {
+                if number > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(UInt8(ascii: "{"))
+                JSONText.append(key: "corners", first: true, to: &out)
+                out.append(UInt8(ascii: "["))
+                for (corner, point) in marker.corners.enumerated() {
+                    if corner > 0 { out.append(UInt8(ascii: ",")) }
+                    JSONText.append(point, to: &out)
+                }
+                out.append(UInt8(ascii: "]"))
+                JSONText.append(key: "id", to: &out)
+                JSONText.append(marker.id, to: &out)
+                if let pose = marker.pose {
+                    JSONText.append(key: "pose", to: &out)
+                    out.append(UInt8(ascii: "{"))
+                    JSONText.append(key: "rvec", first: true, to: &out)
+                    JSONText.append(pose.rvec, to: &out)
+                    JSONText.append(key: "tvec", to: &out)
+                    JSONText.append(pose.tvec, to: &out)
+                    JSONText.append(key: "unit", to: &out)
+                    JSONText.append(pose.unit, to: &out)
+                    out.append(UInt8(ascii: "}"))
+                }
+                out.append(UInt8(ascii: "}"))
+            }
+            out.append(UInt8(ascii: "]"))
+            JSONText.append(key: "source", to: &out)
+            JSONText.append(source, to: &out)
+            JSONText.append(key: "width", to: &out)
+            JSONText.append(width, to: &out)
+            out.append(UInt8(ascii: "}"))
+            out.append(0x0A)
         }
     }
 
