@@ -4,8 +4,14 @@
 public enum CodeReader {
     public static func read(cells: [Bool], quad: Quad, dictionary: MarkerDictionary,
                             parameters: DetectorParameters) -> MarkerDetection? {
-        guard Double(CellSampler.borderErrors(cells)) <= parameters.maxBorderErrorRate * 24 else { return nil }
-        guard let decoded = dictionary.decode(CellSampler.data(cells)) else { return nil }
+        read(data: CellSampler.data(cells), borderErrors: CellSampler.borderErrors(cells), quad: quad, dictionary: dictionary, parameters: parameters)
+    }
+
+    /// The same from the data bits and the count of white border cells.
+    public static func read(data: MarkerBits, borderErrors: Int, quad: Quad, dictionary: MarkerDictionary,
+                            parameters: DetectorParameters) -> MarkerDetection? {
+        guard Double(borderErrors) <= parameters.maxBorderErrorRate * 24 else { return nil }
+        guard let decoded = dictionary.decode(data) else { return nil }
         // The grid was seen turned `rotation` quarter turns clockwise, so the printed top-left corner sits
         // at the unwarped square's corner number `rotation` (corners go clockwise from the top-left).
         let corners = (0..<4).map { quad.corners[(decoded.rotation + $0) % 4] }

@@ -66,7 +66,7 @@ public struct MarkerDetector: Sendable {
         var markers: [MarkerDetection] = []
         for quad in quads {
             guard let first = try read(quad, in: image, workspace: workspace, timings: &timings),
-                  Double(CellSampler.borderErrors(first.cells)) <= p.maxBorderErrorRate * 24 else { continue }
+                  Double(first.borderErrors) <= p.maxBorderErrorRate * 24 else { continue }
             guard p.refineCorners else {
                 if let marker = decode(first, quad: quad) { markers.append(marker) }
                 continue
@@ -82,7 +82,7 @@ public struct MarkerDetector: Sendable {
             }
             let early = decode(first, quad: quad)
             guard let second = try read(refined, in: image, workspace: workspace, timings: &timings),
-                  Double(CellSampler.borderErrors(second.cells)) <= p.maxBorderErrorRate * 24 else { continue }
+                  Double(second.borderErrors) <= p.maxBorderErrorRate * 24 else { continue }
             if let marker = decode(second, quad: refined) {
                 if let early, early.id != marker.id { continue }
                 markers.append(marker)
@@ -102,10 +102,7 @@ public struct MarkerDetector: Sendable {
         try GrayImage.resize(image, width: max(1, image.width / factor), height: max(1, image.height / factor), bilinear: false, into: &reduced)
     }
 
-    struct Reading {
-        let fractions: [Double]
-        var cells: [Bool] { fractions.map { $0 > 0.5 } }
-    }
+    typealias Reading = CellSampler.Grid
 
     /// Stages 5 to 7 on one candidate: nil when its middle is flat.
     private func read(_ quad: Quad, in image: GrayImage, workspace: DetectorWorkspace, timings: inout StageTimings?) throws -> Reading? {
@@ -113,15 +110,15 @@ public struct MarkerDetector: Sendable {
         try measure("unwarp", &timings) { try Unwarp.square(quad, from: image, pixelsPerCell: p.pixelsPerCell, into: &workspace.square) }
         let split = measure("otsu", &timings) { Otsu.split(workspace.square, border: p.pixelsPerCell) }
         guard split.contrast >= p.minContrast else { return nil }
-        return Reading(fractions: measure("cell sampling", &timings) {
-            CellSampler.lightFractions(of: workspace.square, threshold: split.threshold, pixelsPerCell: p.pixelsPerCell, marginRate: p.cellMarginRate)
-        })
+        return measure("cell sampling", &timings) {
+            CellSampler.grid(of: workspace.square, threshold: split.threshold, pixelsPerCell: p.pixelsPerCell, marginRate: p.cellMarginRate)
+        }
     }
 
     /// Stage 8: the code, when every data cell is read surely enough.
     private func decode(_ reading: Reading, quad: Quad) -> MarkerDetection? {
-        guard CellSampler.confidence(reading.fractions) >= parameters.minCellConfidence else { return nil }
-        return CodeReader.read(cells: reading.cells, quad: quad, dictionary: dictionary, parameters: parameters)
+        guard reading.confidence >= parameters.minCellConfidence else { return nil }
+        return CodeReader.read(data: reading.data, borderErrors: reading.borderErrors, quad: quad, dictionary: dictionary, parameters: parameters)
     }
 
     /// Markers do not nest: a code read inside a larger marker (the same marker's inner border edge, or a

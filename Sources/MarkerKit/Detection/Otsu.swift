@@ -11,10 +11,11 @@ public enum Otsu {
 
     /// `border` pixels on each side are left out of the contrast (the marker's black ring).
     public static func split(_ image: GrayImage, border: Int) -> Split {
-        var histogram = [Int](repeating: 0, count: 256)
+        var histogram = InlineArray<256, Int>(repeating: 0)
         for p in image.pixels { histogram[Int(p)] += 1 }
         let total = Double(image.pixels.count)
-        let sum = histogram.enumerated().reduce(0.0) { $0 + Double($1.offset * $1.element) }
+        var sum = 0.0
+        for level in 0..<256 { sum += Double(level * histogram[level]) }
         var innerSum = 0.0, innerSquares = 0.0, innerCount = 0.0
         for y in border..<(image.height - border) {
             for x in border..<(image.width - border) {
