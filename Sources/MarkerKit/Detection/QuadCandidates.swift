@@ -41,16 +41,26 @@ public enum QuadCandidates {
             }
             guard count >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
             guard count == 4 else { continue }
-            var corners = (0..<4).map { Point2(x: Double(vertices[2 * $0]), y: Double(vertices[2 * $0 + 1])) }
+            // Checked on the stack; only a candidate that passes becomes a Quad (an array).
+            var corners = InlineArray<4, Point2>(repeating: Point2(x: 0, y: 0))
+            for i in 0..<4 { corners[i] = Point2(x: Double(vertices[2 * i]), y: Double(vertices[2 * i + 1])) }
             guard isConvex(corners) else { continue }
-            let quad = Quad(corners: corners)
-            let minSide = quad.shortestSide
-            guard minSide >= parameters.minSideRate * quad.perimeter else { continue }
+            var perimeter = 0.0, shortest = Double.infinity
+            for i in 0..<4 {
+                let side = corners[i].distance(to: corners[(i + 1) % 4])
+                perimeter += side
+                shortest = min(shortest, side)
+            }
+            guard shortest >= parameters.minSideRate * perimeter else { continue }
             let border = parameters.minDistanceToBorder
-            guard corners.allSatisfy({ $0.x >= border && $0.y >= border && $0.x <= Double(imageWidth - 1) - border
-                    && $0.y <= Double(imageHeight - 1) - border }) else { continue }
+            var inside = true
+            for i in 0..<4 {
+                let c = corners[i]
+                inside = inside && c.x >= border && c.y >= border && c.x <= Double(imageWidth - 1) - border && c.y <= Double(imageHeight - 1) - border
+            }
+            guard inside else { continue }
             if cross(corners[0], corners[1], corners[2]) < 0 { corners.swapAt(1, 3) }
-            quads.append(Quad(corners: corners))
+            quads.append(Quad(corners: [corners[0], corners[1], corners[2], corners[3]]))
         }
         return removeDuplicates(quads, rate: parameters.duplicateDistanceRate)
     }
@@ -60,7 +70,7 @@ public enum QuadCandidates {
         (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)
     }
 
-    static func isConvex(_ p: [Point2]) -> Bool {
+    static func isConvex(_ p: InlineArray<4, Point2>) -> Bool {
         var positive = 0, negative = 0
         for i in 0..<4 {
             let c = cross(p[i], p[(i + 1) % 4], p[(i + 2) % 4])
