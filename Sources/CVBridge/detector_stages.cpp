@@ -84,8 +84,64 @@ extern "C" int32_t cvb_approx_polygon(const int32_t *points, int32_t count, doub
 
 // The quadrilateral's inside sampled onto a size x size square by the homography that takes the square's
 // corners (0,0), (size-1,0), (size-1,size-1), (0,size-1) to corners 0..3 (Heckbert's square-to-quad
-// form), bilinear, outside pixels black: what warpPerspective with INTER_LINEAR does, in double precision
-// and without the heap allocations OpenCV makes per call (candidates are unwarped thousands of times a second).
+// form), bilinear, outside pixels black: what warpPerspective with INTER_LINEAR does (positions to 1/32
+// pixel, integer weights), in double precision and without the heap allocations OpenCV makes per call
+// (candidates are unwarped thousands of times a second).
+namespace {
+struct SquareToQuad {
+    double a, b, d, e, g, h, x0, y0;
+};
+
+constexpr int kMaxRow = 512;
+
+// One row of the square when every sample is known to lie inside the image with its right and lower
+// neighbours: no sample is tested, and the positions are worked out first in a loop the compiler
+// vectorises (the two divisions per pixel are most of the stage's time). Positions are rounded to 1/32
+// pixel, as OpenCV's bilinear tables have them; the weights are then whole multiples of 1/1024 and the
+// rounded sum is exact.
+void warp_row_inside(const uint8_t *gray, int32_t stride, const SquareToQuad &m, double scale, double v,
+                     int32_t size, uint8_t *out) {
+    int qx[kMaxRow], qy[kMaxRow];
+    for (int col = 0; col < size; ++col) {
+        const double u = col * scale;
+        const double w = m.g * u + m.h * v + 1;
+        const double x = (m.a * u + m.b * v + m.x0) / w, y = (m.d * u + m.e * v + m.y0) / w;
+        qx[col] = int(x * 32 + 0.5);
+        qy[col] = int(y * 32 + 0.5);
+    }
+    for (int col = 0; col < size; ++col) {
+        const int px = qx[col] >> 5, py = qy[col] >> 5, fx = qx[col] & 31, fy = qy[col] & 31;
+        const uint8_t *p = gray + size_t(py) * size_t(stride) + size_t(px);
+        const int top = p[0] * (32 - fx) + p[1] * fx;
+        const int bottom = p[stride] * (32 - fx) + p[stride + 1] * fx;
+        out[col] = uint8_t((top * (32 - fy) + bottom * fy + 512) >> 10);
+    }
+}
+
+// The same for a row that may leave the image: every sample and neighbour tested, black outside.
+void warp_row_checked(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, const SquareToQuad &m,
+                      double scale, double v, int32_t size, uint8_t *out) {
+    auto at = [&](int x, int y) -> int {
+        if (x < 0 || y < 0 || x >= width || y >= height) return 0;
+        return gray[size_t(y) * size_t(stride) + size_t(x)];
+    };
+    for (int col = 0; col < size; ++col) {
+        const double u = col * scale;
+        const double w = m.g * u + m.h * v + 1;
+        const double x = (m.a * u + m.b * v + m.x0) / w, y = (m.d * u + m.e * v + m.y0) / w;
+        if (!(std::isfinite(x) && std::isfinite(y) && x > -1 && y > -1 && x < width && y < height)) {
+            out[col] = 0;
+            continue;
+        }
+        const int qx = int(std::floor(x * 32 + 0.5)), qy = int(std::floor(y * 32 + 0.5));
+        const int px = qx >> 5, py = qy >> 5, fx = qx & 31, fy = qy & 31;
+        const int top = at(px, py) * (32 - fx) + at(px + 1, py) * fx;
+        const int bottom = at(px, py + 1) * (32 - fx) + at(px + 1, py + 1) * fx;
+        out[col] = uint8_t((top * (32 - fy) + bottom * fy + 512) >> 10);
+    }
+}
+} // namespace
+
 extern "C" int32_t cvb_warp_quad(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                  const double *corners, int32_t size, uint8_t *out) {
     if (!cvb::valid_gray(gray, width, height, stride) || corners == nullptr || out == nullptr || size < 2)
@@ -93,39 +149,31 @@ extern "C" int32_t cvb_warp_quad(const uint8_t *gray, int32_t width, int32_t hei
     const double x0 = corners[0], y0 = corners[1], x1 = corners[2], y1 = corners[3];
     const double x2 = corners[4], y2 = corners[5], x3 = corners[6], y3 = corners[7];
     const double sx = x0 - x1 + x2 - x3, sy = y0 - y1 + y2 - y3;
-    double a, b, d, e, g = 0, h = 0;
+    SquareToQuad m{0, 0, 0, 0, 0, 0, x0, y0};
     if (sx == 0 && sy == 0) {
-        a = x1 - x0; b = x2 - x1; d = y1 - y0; e = y2 - y1;
+        m.a = x1 - x0; m.b = x2 - x1; m.d = y1 - y0; m.e = y2 - y1;
     } else {
         const double dx1 = x1 - x2, dx2 = x3 - x2, dy1 = y1 - y2, dy2 = y3 - y2;
         const double den = dx1 * dy2 - dx2 * dy1;
         if (den == 0) return cvb::fail(CVB_ERR_ARGUMENT, "warp quad: degenerate quadrilateral");
-        g = (sx * dy2 - dx2 * sy) / den;
-        h = (dx1 * sy - sx * dy1) / den;
-        a = x1 - x0 + g * x1; b = x3 - x0 + h * x3; d = y1 - y0 + g * y1; e = y3 - y0 + h * y3;
+        m.g = (sx * dy2 - dx2 * sy) / den;
+        m.h = (dx1 * sy - sx * dy1) / den;
+        m.a = x1 - x0 + m.g * x1; m.b = x3 - x0 + m.h * x3; m.d = y1 - y0 + m.g * y1; m.e = y3 - y0 + m.h * y3;
+    }
+    // With w > 0 at the four corners the map has no pole over the square and carries it onto the convex
+    // quad, so when every corner lies a pixel inside the image, so does every sample.
+    bool inside = size <= kMaxRow && 1 + m.g > 0 && 1 + m.h > 0 && 1 + m.g + m.h > 0;
+    for (int i = 0; i < 4 && inside; ++i) {
+        const double x = corners[2 * i], y = corners[2 * i + 1];
+        inside = x >= 1 && y >= 1 && x <= width - 3 && y <= height - 3;
     }
     const double scale = 1.0 / double(size - 1);
-    auto at = [&](int x, int y) -> double {
-        return (x < 0 || y < 0 || x >= width || y >= height) ? 0.0 : double(gray[size_t(y) * size_t(stride) + size_t(x)]);
-    };
     for (int row = 0; row < size; ++row) {
-        const double v = row * scale;
-        for (int col = 0; col < size; ++col) {
-            const double u = col * scale;
-            const double w = g * u + h * v + 1;
-            const double x = (a * u + b * v + x0) / w, y = (d * u + e * v + y0) / w;
-            uint8_t value = 0;
-            if (std::isfinite(x) && std::isfinite(y) && x > -1 && y > -1 && x < width && y < height) {
-                // Positions to 1/32 pixel, as OpenCV's bilinear tables have them.
-                const double qx = std::round(x * 32) / 32, qy = std::round(y * 32) / 32;
-                const int px = int(std::floor(qx)), py = int(std::floor(qy));
-                const double fx = qx - px, fy = qy - py;
-                const double top = at(px, py) * (1 - fx) + at(px + 1, py) * fx;
-                const double bottom = at(px, py + 1) * (1 - fx) + at(px + 1, py + 1) * fx;
-                value = uint8_t(std::lround(top * (1 - fy) + bottom * fy));
-            }
-            out[size_t(row) * size_t(size) + size_t(col)] = value;
-        }
+        uint8_t *line = out + size_t(row) * size_t(size);
+        if (inside)
+            warp_row_inside(gray, stride, m, scale, row * scale, size, line);
+        else
+            warp_row_checked(gray, width, height, stride, m, scale, row * scale, size, line);
     }
     return CVB_OK;
 }

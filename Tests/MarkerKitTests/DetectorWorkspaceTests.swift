@@ -75,6 +75,22 @@ import Testing
         #expect(square[0, 0] == 0 && square[13, 13] == 200)
     }
 
+    /// A quad within a pixel of the border takes the bounds-checked path, the same quad a pixel or more
+    /// inside takes the unchecked one: on the same pixels both must give the same square, bit for bit.
+    @Test func theCheckedAndTheInteriorPathsSampleAlike() throws {
+        var generator = SystemRandomNumberGenerator()
+        let (w, h) = (120, 90)
+        let small = (0..<(w * h)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let (pad, W, H) = (10, w + 20, h + 20)
+        var padded = [UInt8](repeating: 0, count: W * H)
+        for y in 0..<h { for x in 0..<w { padded[(y + pad) * W + x + pad] = small[y * w + x] } }
+        let corners = [Point2(x: 0.4, y: 3.2), Point2(x: 110.7, y: 0.6), Point2(x: 118.2, y: 87.9), Point2(x: 5.1, y: 80.3)]
+        let shifted = corners.map { Point2(x: $0.x + Double(pad), y: $0.y + Double(pad)) }
+        let edge = try Unwarp.square(Quad(corners: corners), from: GrayImage(width: w, height: h, pixels: small), pixelsPerCell: 8)
+        let inside = try Unwarp.square(Quad(corners: shifted), from: GrayImage(width: W, height: H, pixels: padded), pixelsPerCell: 8)
+        #expect(edge.pixels == inside.pixels)
+    }
+
     /// Gaussian elimination with partial pivoting.
     private func solve(_ a: [[Double]], _ b: [Double]) -> [Double]? {
         var m = zip(a, b).map { $0 + [$1] }

@@ -9,7 +9,7 @@ import Testing
         source: "clip \"night\" \\ cam\n\u{1}é.avi", index: 12_345_678, width: 1920, height: -1,
         markers: [
             DetectionReport.Marker(MarkerDetection(id: 7, corners: [Point2(x: 342.4721674033957, y: -0.000012345),
-                                                                      Point2(x: 1e300, y: 5e-324), Point2(x: 0, y: -0.0),
+                                                                      Point2(x: 1e300, y: .leastNonzeroMagnitude), Point2(x: 0, y: -0.0),
                                                                       Point2(x: 1919.5, y: 1e21)]),
                                    pose: MarkerPose(rvec: [0.1, -2.220446049250313e-16, 3.141592653589793], tvec: [0.05, 1e-9, 123456789.123])),
             DetectionReport.Marker(MarkerDetection(id: 1023, corners: [Point2(x: 1, y: 2), Point2(x: 3, y: 4), Point2(x: 5, y: 6), Point2(x: 7, y: 8)]), pose: nil),
