@@ -18,6 +18,13 @@ public struct DetectorParameters: Sendable, Equatable {
     /// Smallest and largest marker perimeter, relative to the image's larger side. OpenCV: 0.03 and 4.
     public var minPerimeterRate: Double = 0.03
     public var maxPerimeterRate: Double = 4.0
+    /// Candidate edges are moved this far outwards (in search pixels) before they are read. The contour
+    /// runs through the dark pixels along a marker's edge, on average half a pixel inside it; at half
+    /// size that is a pixel at full size, which puts a 20 px marker's cells a third of a cell off and
+    /// leaves too little border for the corner fit. Measured: at 1920x1080 with 50 markers 49 found
+    /// instead of 47; `verify markers --renders 1000 --seed 7` recall 77.3% instead of 76.8% and corner
+    /// RMSE 0.200 px instead of 0.275 px; ArUco's test video 812 detections instead of 810. OpenCV: none.
+    public var contourOutset: Double = 0.5
     /// Polygon approximation tolerance, relative to the contour's length. OpenCV: 0.03.
     public var polygonAccuracyRate: Double = 0.03
     /// Shortest side, relative to the perimeter. OpenCV: 0.05.

@@ -63,6 +63,8 @@ public struct MarkerDetector: Sendable {
             let fx = Double(image.width) / Double(search.width), fy = Double(image.height) / Double(search.height)
             quads = quads.map { Quad(corners: $0.corners.map { Point2(x: ($0.x + 0.5) * fx - 0.5, y: ($0.y + 0.5) * fy - 0.5) }) }
         }
+        let outset = p.contourOutset * (reduce ? Double(factor) : 1)
+        if outset != 0 { quads = quads.map { $0.outset(by: outset) } }
         var markers: [MarkerDetection] = []
         for quad in quads {
             guard let first = try read(quad, in: image, workspace: workspace, timings: &timings),

@@ -16,6 +16,27 @@ public struct Quad: Sendable, Equatable {
                y: (corners[0].y + corners[1].y + corners[2].y + corners[3].y) / 4)
     }
 
+    /// The quadrilateral with every edge moved `distance` pixels outwards (corners clockwise, y down),
+    /// its corners where the moved edges meet.
+    public func outset(by distance: Double) -> Quad {
+        guard distance != 0 else { return self }
+        var lines = InlineArray<4, (point: Point2, direction: Point2)>(repeating: (Point2(x: 0, y: 0), Point2(x: 0, y: 0)))
+        for i in 0..<4 {
+            let a = corners[i], b = corners[(i + 1) % 4]
+            let length = a.distance(to: b)
+            guard length > 0 else { return self }
+            let d = Point2(x: (b.x - a.x) / length, y: (b.y - a.y) / length)
+            lines[i] = (Point2(x: a.x + d.y * distance, y: a.y - d.x * distance), d)
+        }
+        var moved = corners
+        for i in 0..<4 {
+            // Corner i ends edge i-1 and starts edge i.
+            guard let p = CornerRefiner.intersect(lines[(i + 3) % 4], lines[i]) else { return self }
+            moved[i] = p
+        }
+        return Quad(corners: moved)
+    }
+
     public var shortestSide: Double {
         var shortest = Double.infinity
         for i in 0..<4 { shortest = min(shortest, corners[i].distance(to: corners[(i + 1) % 4])) }
