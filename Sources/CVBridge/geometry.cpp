@@ -2,6 +2,7 @@
 #include <vector>
 #include <opencv2/calib3d.hpp>
 #include "bridge_error.hpp"
+#include "square_pose.hpp"
 
 namespace {
 cv::Mat camera(const double *k) { return cv::Mat(3, 3, CV_64F, const_cast<double *>(k)).clone(); }
@@ -15,6 +16,23 @@ bool valid_distortion_count(int32_t n) { return n == 0 || n == 4 || n == 5 || n 
 extern "C" int32_t cvb_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
                                         const double *distortion, int32_t distortion_count, int32_t model,
                                         double *rvec, double *tvec) {
+    if (model == CVB_MODEL_FISHEYE || distortion_count == 14)
+        return cvb_solve_pnp_square_opencv(image_corners, side, camera_matrix, distortion, distortion_count, model, rvec, tvec);
+    if (image_corners == nullptr || camera_matrix == nullptr || rvec == nullptr || tvec == nullptr || !(side > 0) ||
+        !valid_distortion_count(distortion_count) || (distortion_count > 0 && distortion == nullptr))
+        return cvb::fail(CVB_ERR_ARGUMENT, "solvePnP: bad argument");
+    double normalized[4][2];
+    for (int i = 0; i < 4; ++i)
+        if (!cvb::undistort_point(camera_matrix, distortion, distortion_count, image_corners[2 * i], image_corners[2 * i + 1],
+                                  normalized[i][0], normalized[i][1]))
+            return cvb::fail(CVB_ERR_ARGUMENT, "solvePnP: a corner cannot be undistorted");
+    if (!cvb::square_pose(normalized, side, rvec, tvec)) return cvb::fail(CVB_ERR_ARGUMENT, "solvePnP found no pose");
+    return CVB_OK;
+}
+
+extern "C" int32_t cvb_solve_pnp_square_opencv(const double *image_corners, double side, const double *camera_matrix,
+                                               const double *distortion, int32_t distortion_count, int32_t model,
+                                               double *rvec, double *tvec) {
     return cvb::guarded("solvePnP", [&]() -> int32_t {
         if (image_corners == nullptr || camera_matrix == nullptr || rvec == nullptr || tvec == nullptr ||
             !(side > 0) || !valid_distortion_count(distortion_count) || (distortion_count > 0 && distortion == nullptr))

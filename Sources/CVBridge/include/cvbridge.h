@@ -214,12 +214,18 @@ int32_t cvb_format_double(double value, char *out, int32_t capacity);
 
 /* ---- Geometry ------------------------------------------------------------------------------------- */
 
-/* cv::solvePnP with SOLVEPNP_IPPE_SQUARE for a square of side `side` in OpenCV's marker frame:
- * object corners (-s/2, s/2, 0), (s/2, s/2, 0), (s/2, -s/2, 0), (-s/2, -s/2, 0). `model` as in
- * cvb_calibrate: fisheye corners are undistorted with cv::fisheye first. */
+/* The pose of a square of side `side` in OpenCV's marker frame: object corners (-s/2, s/2, 0),
+ * (s/2, s/2, 0), (s/2, -s/2, 0), (-s/2, -s/2, 0). What cv::solvePnP with SOLVEPNP_IPPE_SQUARE gives,
+ * computed without heap allocation (IPPE on fixed-size arrays) for pinhole models with 0, 4, 5, 8 or 12
+ * coefficients; fisheye and tilted-sensor (14) models go through OpenCV. `model` as in cvb_calibrate. */
 int32_t cvb_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
                              const double *distortion, int32_t distortion_count, int32_t model, double *rvec,
                              double *tvec);
+/* The same through cv::solvePnP (fisheye corners undistorted with cv::fisheye first): the reference the
+ * tests hold cvb_solve_pnp_square to. */
+int32_t cvb_solve_pnp_square_opencv(const double *image_corners, double side, const double *camera_matrix,
+                                    const double *distortion, int32_t distortion_count, int32_t model, double *rvec,
+                                    double *tvec);
 
 /* ---- Video ------------------------------------------------------------------------------------------ */
 
