@@ -177,3 +177,88 @@ extern "C" int32_t cvb_warp_quad(const uint8_t *gray, int32_t width, int32_t hei
     }
     return CVB_OK;
 }
+
+// Douglas-Peucker on a closed contour without heap allocation: cv::approxPolyDP allocates two work
+// buffers for every contour longer than about 130 points, tens of times per frame. Only polygons of a
+// few vertices matter to the caller (a marker's outline has four), so the split gives up past 64: the
+// stack is then bounded and lives on this function's frame.
+namespace {
+struct Chain {
+    int32_t start, end; // indices into the contour, end exclusive of the chain's last vertex
+};
+
+double squared(double x) { return x * x; }
+} // namespace
+
+extern "C" int32_t cvb_simplify_contour(const int32_t *points, int32_t count, double epsilon, int32_t *out,
+                                        int32_t capacity) {
+    if (points == nullptr || count < 1 || capacity < 1 || capacity > 64 || out == nullptr)
+        return cvb::fail(CVB_ERR_ARGUMENT, "simplify contour: bad contour");
+    auto px = [&](int32_t i) { return double(points[2 * (i % count)]); };
+    auto py = [&](int32_t i) { return double(points[2 * (i % count) + 1]); };
+    const double eps2 = epsilon * epsilon;
+    // Ends of the split: an approximate diameter (three rounds of "farthest from the last end"), as
+    // OpenCV starts; a contour no wider than epsilon is a single point.
+    int32_t a = 0, b = 0;
+    double widest = 0;
+    for (int round = 0; round < 3; ++round) {
+        a = b;
+        widest = 0;
+        for (int32_t j = 1; j < count; ++j) {
+            const int32_t i = (a + j) % count;
+            const double d = squared(px(i) - px(a)) + squared(py(i) - py(a));
+            if (d > widest) { widest = d; b = i; }
+        }
+    }
+    if (widest <= eps2) {
+        out[0] = points[2 * a];
+        out[1] = points[2 * a + 1];
+        return 1;
+    }
+    // Vertices found so far, in contour order from a (indices, unwrapped: a <= v < a + count).
+    constexpr int32_t limit = 64;
+    int32_t vertices[limit + 2];
+    int32_t found = 0;
+    const int32_t bu = b > a ? b : b + count;
+    // Chains still to split, the last on top; each ends at the start of the one below it.
+    Chain stack[limit + 2];
+    int32_t top = 0;
+    stack[top++] = {bu, a + count};
+    stack[top++] = {a, bu};
+    while (top > 0) {
+        const Chain chain = stack[--top];
+        const double sx = px(chain.start), sy = py(chain.start), dx = px(chain.end) - sx, dy = py(chain.end) - sy;
+        double farthest = 0;
+        int32_t split = -1;
+        for (int32_t i = chain.start + 1; i < chain.end; ++i) {
+            const double d = std::fabs((py(i) - sy) * dx - (px(i) - sx) * dy);
+            if (d > farthest) { farthest = d; split = i; }
+        }
+        if (split < 0 || farthest * farthest <= eps2 * (dx * dx + dy * dy)) {
+            vertices[found++] = chain.start;
+            continue;
+        }
+        stack[top++] = {split, chain.end};
+        stack[top++] = {chain.start, split};
+        if (top + found > limit) return capacity + 1; // each chain still gives at least one vertex
+    }
+    // A vertex within epsilon of the line through its neighbours (between them) adds nothing.
+    for (int32_t i = 0; i < found && found > 3;) {
+        const int32_t p = vertices[(i + found - 1) % found], v = vertices[i], n = vertices[(i + 1) % found];
+        const double dx = px(n) - px(p), dy = py(n) - py(p);
+        const double cross = (px(v) - px(p)) * dy - (py(v) - py(p)) * dx;
+        const double along = (px(v) - px(p)) * (px(n) - px(v)) + (py(v) - py(p)) * (py(n) - py(v));
+        if (cross * cross <= 0.5 * eps2 * (dx * dx + dy * dy) && along >= 0) {
+            for (int32_t j = i; j + 1 < found; ++j) vertices[j] = vertices[j + 1];
+            --found;
+        } else {
+            ++i;
+        }
+    }
+    if (found > capacity) return capacity + 1;
+    for (int32_t i = 0; i < found; ++i) {
+        out[2 * i] = points[2 * (vertices[i] % count)];
+        out[2 * i + 1] = points[2 * (vertices[i] % count) + 1];
+    }
+    return found;
+}

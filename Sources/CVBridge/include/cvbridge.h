@@ -199,8 +199,12 @@ int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, 
                           int32_t min_points, int32_t max_points, cvb_contours *out);
 
 /* cv::approxPolyDP of a closed contour; writes up to `capacity` vertices (x,y) and returns how many
- * the polygon has. */
+ * the polygon has. The reference the tests hold cvb_simplify_contour to. */
 int32_t cvb_approx_polygon(const int32_t *points, int32_t count, double epsilon, int32_t *out, int32_t capacity);
+/* Douglas-Peucker on a closed contour without heap allocation, as cv::approxPolyDP (an approximate
+ * diameter splits it first); writes the vertices (x,y) and returns how many, or capacity + 1 when the
+ * polygon has more than `capacity` (at most 64). */
+int32_t cvb_simplify_contour(const int32_t *points, int32_t count, double epsilon, int32_t *out, int32_t capacity);
 
 /* Warps the quadrilateral `corners` (x0 y0 .. x3 y3) of `gray` onto a size x size square, corner 0 at
  * the top-left, going clockwise: a homography, bilinear, outside black (as cv::warpPerspective with

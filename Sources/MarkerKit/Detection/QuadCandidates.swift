@@ -57,7 +57,7 @@ public enum QuadCandidates {
             let epsilon = Double(length) * parameters.polygonAccuracyRate
             let count = contours.points.withUnsafeBufferPointer { points in
                 vertices.withUnsafeMutableBufferPointer {
-                    cvb_approx_polygon(points.baseAddress! + 2 * Int(contours.offsets[index]), Int32(length), epsilon, $0.baseAddress, 8)
+                    cvb_simplify_contour(points.baseAddress! + 2 * Int(contours.offsets[index]), Int32(length), epsilon, $0.baseAddress, 8)
                 }
             }
             guard count >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
