@@ -14,7 +14,8 @@ public enum CodeReader {
         guard let decoded = dictionary.decode(data) else { return nil }
         // The grid was seen turned `rotation` quarter turns clockwise, so the printed top-left corner sits
         // at the unwarped square's corner number `rotation` (corners go clockwise from the top-left).
-        let corners = (0..<4).map { quad.corners[(decoded.rotation + $0) % 4] }
+        let r = decoded.rotation
+        let corners = [quad[r], quad[(r + 1) % 4], quad[(r + 2) % 4], quad[(r + 3) % 4]]
         return MarkerDetection(id: decoded.id, corners: corners)
     }
 }

@@ -21,8 +21,12 @@ public enum CornerRefiner {
     }
 
     public static func refine(_ corners: [Point2], in image: GrayImage, scratch: inout Scratch) -> [Point2] {
-        precondition(corners.count == 4, "a quadrilateral has four corners")
-        var current = InlineArray<4, Point2> { corners[$0] }
+        refine(Quad(corners: corners), in: image, scratch: &scratch).corners
+    }
+
+    /// The same on a quadrilateral, without arrays.
+    public static func refine(_ quad: Quad, in image: GrayImage, scratch: inout Scratch) -> Quad {
+        var current = InlineArray<4, Point2> { quad[$0] }
         for _ in 0..<3 {
             guard let next = refineOnce(current, in: image, scratch: &scratch) else { break } // keep the last good corners
             var moved = 0.0
@@ -30,7 +34,7 @@ public enum CornerRefiner {
             current = next
             if moved < 0.02 { break }
         }
-        return [current[0], current[1], current[2], current[3]]
+        return Quad(current[0], current[1], current[2], current[3])
     }
 
     /// One pass; nil when an edge cannot be fitted or a corner would move too far.

@@ -55,16 +55,20 @@ public struct MarkerDetector: Sendable {
                                   maxPoints: Int(p.maxPerimeterRate * searchLongSide), into: &workspace.contours)
             }
         }
-        var quads = try measure("candidates", &timings) {
-            try QuadCandidates.quads(from: workspace.contours, imageWidth: search.width, imageHeight: search.height, parameters: p)
+        // The candidates live in the workspace's array, moved out while this frame uses it.
+        var quads = workspace.quads
+        workspace.quads = []
+        defer { workspace.quads = quads }
+        try measure("candidates", &timings) {
+            try QuadCandidates.quads(from: workspace.contours, imageWidth: search.width, imageHeight: search.height, parameters: p, into: &quads)
         }
         if reduce {
             // Back to full resolution: pixel edges scale, pixel centres sit half a pixel in.
             let fx = Double(image.width) / Double(search.width), fy = Double(image.height) / Double(search.height)
-            quads = quads.map { Quad(corners: $0.corners.map { Point2(x: ($0.x + 0.5) * fx - 0.5, y: ($0.y + 0.5) * fy - 0.5) }) }
+            for i in quads.indices { quads[i] = quads[i].map { Point2(x: ($0.x + 0.5) * fx - 0.5, y: ($0.y + 0.5) * fy - 0.5) } }
         }
         let outset = p.contourOutset * (reduce ? Double(factor) : 1)
-        if outset != 0 { quads = quads.map { $0.outset(by: outset) } }
+        if outset != 0 { for i in quads.indices { quads[i] = quads[i].outset(by: outset) } }
         var markers: [MarkerDetection] = []
         for quad in quads {
             guard let first = try read(quad, in: image, workspace: workspace, timings: &timings),
@@ -76,7 +80,7 @@ public struct MarkerDetector: Sendable {
             // A black border: refine the corners and read the code again from them. The refined read is
             // the one reported; when both reads are sure they must agree, since a code read from a grid
             // that is a cell fraction off can be another valid ID.
-            let refined = Quad(corners: measure("corner refinement", &timings) { CornerRefiner.refine(quad.corners, in: image, scratch: &workspace.refiner) })
+            let refined = measure("corner refinement", &timings) { CornerRefiner.refine(quad, in: image, scratch: &workspace.refiner) }
             guard refined != quad else {
                 // No edge could be fitted (an edge hidden or at the image border): the polygon's corners.
                 if let marker = decode(first, quad: quad) { markers.append(marker) }
@@ -90,7 +94,7 @@ public struct MarkerDetector: Sendable {
                 markers.append(marker)
             } else if let early {
                 // Only the first read is sure: keep its code, report the refined corners in its order.
-                let turn = (0..<4).first { early.corners[0] == quad.corners[$0] } ?? 0
+                let turn = (0..<4).first { early.corners[0] == quad[$0] } ?? 0
                 markers.append(MarkerDetection(id: early.id, corners: (0..<4).map { refined.corners[(turn + $0) % 4] }))
             }
         }

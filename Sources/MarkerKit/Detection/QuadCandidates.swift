@@ -1,19 +1,56 @@
 import CVBridge
 
 /// A convex four-sided outline that may be a marker; corners go clockwise as seen in the image
-/// (y down), starting anywhere.
+/// (y down), starting anywhere. The corners are stored in the value itself (no array), since the
+/// detector makes and drops hundreds of these per frame.
 public struct Quad: Sendable, Equatable {
-    public var corners: [Point2]
+    private var c0, c1, c2, c3: Point2
+
+    public init(_ c0: Point2, _ c1: Point2, _ c2: Point2, _ c3: Point2) {
+        (self.c0, self.c1, self.c2, self.c3) = (c0, c1, c2, c3)
+    }
+
+    public init(corners: [Point2]) {
+        precondition(corners.count == 4, "a quadrilateral has four corners")
+        self.init(corners[0], corners[1], corners[2], corners[3])
+    }
+
+    /// Corner `i` (0..<4).
+    public subscript(i: Int) -> Point2 {
+        get {
+            switch i {
+            case 0: return c0
+            case 1: return c1
+            case 2: return c2
+            default: precondition(i == 3, "corner \(i) of a quadrilateral"); return c3
+            }
+        }
+        set {
+            switch i {
+            case 0: c0 = newValue
+            case 1: c1 = newValue
+            case 2: c2 = newValue
+            default: precondition(i == 3, "corner \(i) of a quadrilateral"); c3 = newValue
+            }
+        }
+    }
+
+    /// The corners as an array (which allocates: the detector's own stages use the subscript).
+    public var corners: [Point2] { [c0, c1, c2, c3] }
+
+    /// Every corner through `transform`.
+    public func map(_ transform: (Point2) -> Point2) -> Quad {
+        Quad(transform(c0), transform(c1), transform(c2), transform(c3))
+    }
 
     public var perimeter: Double {
         var sum = 0.0
-        for i in 0..<4 { sum += corners[i].distance(to: corners[(i + 1) % 4]) }
+        for i in 0..<4 { sum += self[i].distance(to: self[(i + 1) % 4]) }
         return sum
     }
 
     public var center: Point2 {
-        Point2(x: (corners[0].x + corners[1].x + corners[2].x + corners[3].x) / 4,
-               y: (corners[0].y + corners[1].y + corners[2].y + corners[3].y) / 4)
+        Point2(x: (c0.x + c1.x + c2.x + c3.x) / 4, y: (c0.y + c1.y + c2.y + c3.y) / 4)
     }
 
     /// The quadrilateral with every edge moved `distance` pixels outwards (corners clockwise, y down),
@@ -22,24 +59,24 @@ public struct Quad: Sendable, Equatable {
         guard distance != 0 else { return self }
         var lines = InlineArray<4, (point: Point2, direction: Point2)>(repeating: (Point2(x: 0, y: 0), Point2(x: 0, y: 0)))
         for i in 0..<4 {
-            let a = corners[i], b = corners[(i + 1) % 4]
+            let a = self[i], b = self[(i + 1) % 4]
             let length = a.distance(to: b)
             guard length > 0 else { return self }
             let d = Point2(x: (b.x - a.x) / length, y: (b.y - a.y) / length)
             lines[i] = (Point2(x: a.x + d.y * distance, y: a.y - d.x * distance), d)
         }
-        var moved = corners
+        var moved = self
         for i in 0..<4 {
             // Corner i ends edge i-1 and starts edge i.
             guard let p = CornerRefiner.intersect(lines[(i + 3) % 4], lines[i]) else { return self }
             moved[i] = p
         }
-        return Quad(corners: moved)
+        return moved
     }
 
     public var shortestSide: Double {
         var shortest = Double.infinity
-        for i in 0..<4 { shortest = min(shortest, corners[i].distance(to: corners[(i + 1) % 4])) }
+        for i in 0..<4 { shortest = min(shortest, self[i].distance(to: self[(i + 1) % 4])) }
         return shortest
     }
 }
@@ -51,6 +88,14 @@ public enum QuadCandidates {
     public static func quads(from contours: Contours.ContourSet, imageWidth: Int, imageHeight: Int,
                              parameters: DetectorParameters) throws -> [Quad] {
         var quads: [Quad] = []
+        try self.quads(from: contours, imageWidth: imageWidth, imageHeight: imageHeight, parameters: parameters, into: &quads)
+        return quads
+    }
+
+    /// The same into `quads`, reusing its storage (the detector keeps one array from frame to frame).
+    public static func quads(from contours: Contours.ContourSet, imageWidth: Int, imageHeight: Int,
+                             parameters: DetectorParameters, into quads: inout [Quad]) throws {
+        quads.removeAll(keepingCapacity: true)
         var vertices = [Int32](repeating: 0, count: 16)
         for index in 0..<contours.count {
             let length = contours.length(index)
@@ -81,9 +126,9 @@ public enum QuadCandidates {
             }
             guard inside else { continue }
             if cross(corners[0], corners[1], corners[2]) < 0 { corners.swapAt(1, 3) }
-            quads.append(Quad(corners: [corners[0], corners[1], corners[2], corners[3]]))
+            quads.append(Quad(corners[0], corners[1], corners[2], corners[3]))
         }
-        return removeDuplicates(quads, rate: parameters.duplicateDistanceRate)
+        removeDuplicates(&quads, rate: parameters.duplicateDistanceRate)
     }
 
     /// z of (b - a) x (c - a).
@@ -105,26 +150,41 @@ public enum QuadCandidates {
         var best = Double.infinity
         for shift in 0..<4 {
             var sum = 0.0
-            for i in 0..<4 { sum += a.corners[i].distance(to: b.corners[(i + shift) % 4]) }
+            for i in 0..<4 { sum += a[i].distance(to: b[(i + shift) % 4]) }
             best = min(best, sum / 4)
         }
         return best
     }
 
-    static func removeDuplicates(_ quads: [Quad], rate: Double) -> [Quad] {
-        // Larger first, so that each kept quad is the largest of its group.
-        let sorted = quads.map { ($0, $0.perimeter) }.sorted { $0.1 > $1.1 }.map(\.0)
-        var kept: [Quad] = []
-        for quad in sorted {
-            let perimeter = quad.perimeter
-            let center = quad.center
-            let duplicate = kept.contains { other in
+    /// Near-duplicates merged in place, the largest of each group kept, largest first.
+    static func removeDuplicates(_ quads: inout [Quad], rate: Double) {
+        // Larger first (a stable insertion sort: the arrays are short, and it needs no buffer).
+        var i = 1
+        while i < quads.count {
+            let quad = quads[i], perimeter = quad.perimeter
+            var j = i
+            while j > 0, quads[j - 1].perimeter < perimeter {
+                quads[j] = quads[j - 1]
+                j -= 1
+            }
+            quads[j] = quad
+            i += 1
+        }
+        var kept = 0
+        for index in quads.indices {
+            let quad = quads[index], perimeter = quad.perimeter, center = quad.center
+            var duplicate = false
+            for k in 0..<kept where !duplicate {
+                let other = quads[k], otherCenter = other.center
                 // Cheap rejection first: centres farther apart than a side cannot be duplicates.
-                abs(other.center.x - center.x) < perimeter / 4 && abs(other.center.y - center.y) < perimeter / 4
+                duplicate = abs(otherCenter.x - center.x) < perimeter / 4 && abs(otherCenter.y - center.y) < perimeter / 4
                     && meanCornerDistance(quad, other) < rate * min(perimeter, other.perimeter)
             }
-            if !duplicate { kept.append(quad) }
+            if !duplicate {
+                quads[kept] = quad
+                kept += 1
+            }
         }
-        return kept
+        quads.removeLast(quads.count - kept)
     }
 }

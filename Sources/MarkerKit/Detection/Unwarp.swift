@@ -14,8 +14,7 @@ public enum Unwarp {
     public static func square(_ quad: Quad, from image: GrayImage, pixelsPerCell: Int, into square: inout GrayImage) throws {
         let size = 7 * pixelsPerCell
         GrayImage.reuse(&square, width: size, height: size)
-        let c = quad.corners
-        let corners = (c[0].x, c[0].y, c[1].x, c[1].y, c[2].x, c[2].y, c[3].x, c[3].y)
+        let corners = (quad[0].x, quad[0].y, quad[1].x, quad[1].y, quad[2].x, quad[2].y, quad[3].x, quad[3].y)
         let status = withUnsafeBytes(of: corners) { raw in
             image.pixels.withUnsafeBufferPointer { gray in
                 square.pixels.withUnsafeMutableBufferPointer { target in
