@@ -19,12 +19,20 @@ public struct MarkerPoseEstimator: Sendable {
     }
 
     public func pose(of marker: MarkerDetection) throws -> MarkerPose {
-        let corners = marker.corners.flatMap { [$0.x, $0.y] }
-        var r = [Double](repeating: 0, count: 3), t = [Double](repeating: 0, count: 3)
-        let status = cvb_solve_pnp_square(corners, side, calibration.cameraMatrix, calibration.distortion,
-                                          Int32(calibration.distortion.count), calibration.bridgeModel, &r, &t)
+        let c = marker.corners
+        // Corners and results in tuples: the only arrays made are the pose's own.
+        let corners = (c[0].x, c[0].y, c[1].x, c[1].y, c[2].x, c[2].y, c[3].x, c[3].y)
+        var pose = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        let status = withUnsafeBytes(of: corners) { input in
+            withUnsafeMutableBytes(of: &pose) { output in
+                let values = output.bindMemory(to: Double.self).baseAddress!
+                return cvb_solve_pnp_square(input.bindMemory(to: Double.self).baseAddress, side, calibration.cameraMatrix,
+                                            calibration.distortion, Int32(calibration.distortion.count), calibration.bridgeModel,
+                                            values, values + 3)
+            }
+        }
         guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
-        return MarkerPose(rvec: r, tvec: t)
+        return MarkerPose(rvec: [pose.0, pose.1, pose.2], tvec: [pose.3, pose.4, pose.5])
     }
 
     /// Projects points given in the marker's frame into the image.
