@@ -7,14 +7,69 @@
 #include <opencv2/imgproc/imgproc_c.h>
 #include "bridge_error.hpp"
 
-extern "C" int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                          int32_t window, double constant, uint8_t *binary) {
+extern "C" int32_t cvb_adaptive_threshold_opencv(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+                                                 int32_t window, double constant, uint8_t *binary) {
     return cvb::guarded("adaptive threshold", [&]() -> int32_t {
         if (!cvb::valid_gray(gray, width, height, stride) || binary == nullptr || window < 3 || window % 2 == 0)
             return cvb::fail(CVB_ERR_ARGUMENT, "adaptive threshold: bad image or window");
         cv::Mat out(height, width, CV_8UC1, binary);
         cv::adaptiveThreshold(cvb::gray_view(gray, width, height, stride), out, 255, cv::ADAPTIVE_THRESH_MEAN_C,
                               cv::THRESH_BINARY_INV, window, constant);
+        return CVB_OK;
+    });
+}
+
+// What cv::adaptiveThreshold (mean, inverted) computes, with the box sums kept in one buffer per thread
+// that grows with the largest frame and is then reused: OpenCV's boxFilter builds a filter engine and
+// its buffers on every call. The mean of the window, edges replicated, is rounded to a whole gray level
+// as OpenCV's 8-bit box filter does (a sum over an odd window is never exactly halfway between two
+// levels, so float rounding cannot differ); a pixel is dark when it is at least floor(constant) below it.
+extern "C" int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+                                          int32_t window, double constant, uint8_t *binary) {
+    return cvb::guarded("adaptive threshold", [&]() -> int32_t {
+        // Sums of up to 2899 x 2899 gray levels fit 32 bits.
+        if (!cvb::valid_gray(gray, width, height, stride) || binary == nullptr || window < 3 || window % 2 == 0 ||
+            window > 2899 || !std::isfinite(constant))
+            return cvb::fail(CVB_ERR_ARGUMENT, "adaptive threshold: bad image or window");
+        static thread_local std::vector<int32_t> rows, columns;
+        const int32_t r = window / 2;
+        const size_t w = size_t(width);
+        rows.resize(w * size_t(height));
+        columns.resize(w);
+        // Horizontal sums of each row, edges replicated: a running sum along the row.
+        for (int32_t y = 0; y < height; ++y) {
+            const uint8_t *line = gray + size_t(y) * size_t(stride);
+            int32_t *sums = rows.data() + size_t(y) * w;
+            auto at = [&](int32_t x) { return int32_t(line[x < 0 ? 0 : (x >= width ? width - 1 : x)]); };
+            int32_t sum = 0;
+            for (int32_t x = -r; x <= r; ++x) sum += at(x);
+            sums[0] = sum;
+            for (int32_t x = 1; x < width; ++x) {
+                sum += at(x + r) - at(x - r - 1);
+                sums[x] = sum;
+            }
+        }
+        auto row = [&](int32_t y) { return rows.data() + size_t(y < 0 ? 0 : (y >= height ? height - 1 : y)) * w; };
+        int32_t *column = columns.data();
+        for (size_t x = 0; x < w; ++x) column[x] = 0;
+        for (int32_t dy = -r; dy <= r; ++dy) {
+            const int32_t *sums = row(dy);
+            for (size_t x = 0; x < w; ++x) column[x] += sums[x];
+        }
+        const float scale = 1.0f / float(window * window);
+        const int32_t delta = int32_t(std::floor(constant));
+        for (int32_t y = 0; y < height; ++y) {
+            const uint8_t *line = gray + size_t(y) * size_t(stride);
+            uint8_t *out = binary + size_t(y) * w;
+            for (size_t x = 0; x < w; ++x) {
+                const int32_t mean = int32_t(float(column[x]) * scale + 0.5f);
+                out[x] = int32_t(line[x]) - mean <= -delta ? 255 : 0;
+            }
+            if (y + 1 < height) {
+                const int32_t *add = row(y + r + 1), *drop = row(y - r);
+                for (size_t x = 0; x < w; ++x) column[x] += add[x] - drop[x];
+            }
+        }
         return CVB_OK;
     });
 }

@@ -182,9 +182,13 @@ int32_t cvb_to_gray(const uint8_t *pixels, int32_t width, int32_t height, int32_
 
 /* ---- Detector stages --------------------------------------------------------------------------- */
 
-/* cv::adaptiveThreshold, mean of a `window` x `window` block minus `constant`, inverted: dark = 255. */
+/* What cv::adaptiveThreshold gives with the mean of a `window` x `window` block minus `constant`,
+ * inverted (dark = 255), without allocating per call (box sums in a buffer kept per thread). */
 int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                int32_t window, double constant, uint8_t *binary);
+/* cv::adaptiveThreshold itself: the reference the tests hold cvb_adaptive_threshold to. */
+int32_t cvb_adaptive_threshold_opencv(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+                                      int32_t window, double constant, uint8_t *binary);
 
 /* Contours of a binary image (OpenCV's contour scanner, RETR_LIST, every point; the same as
  * cv::findContours), only those with between min_points and max_points points. Points are x,y pairs;
