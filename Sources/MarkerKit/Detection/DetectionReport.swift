@@ -12,13 +12,37 @@ public struct DetectionReport: Codable, Sendable {
 
     public struct Marker: Codable, Sendable, Equatable {
         public let id: Int
-        public let corners: [[Double]]
+        /// The corners, TL, TR, BR, BL, kept in the value (`track` makes these for every frame).
+        public let quad: Quad
         public let pose: Pose?
+
+        /// The corners as the JSON has them: [[x, y], ...].
+        public var corners: [[Double]] { (0..<4).map { [quad[$0].x, quad[$0].y] } }
 
         public init(_ detection: MarkerDetection, pose: MarkerPose?, unit: String = "m") {
             id = detection.id
-            corners = detection.corners.map { [$0.x, $0.y] }
+            quad = Quad(corners: detection.corners)
             self.pose = pose.map { Pose(rvec: $0.rvec, tvec: $0.tvec, unit: unit) }
+        }
+
+        enum CodingKeys: String, CodingKey { case id, corners, pose }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(Int.self, forKey: .id)
+            let corners = try container.decode([[Double]].self, forKey: .corners)
+            guard corners.count == 4, corners.allSatisfy({ $0.count == 2 }) else {
+                throw DecodingError.dataCorruptedError(forKey: .corners, in: container, debugDescription: "a marker has four corners of two coordinates")
+            }
+            quad = Quad(corners: corners.map { Point2(x: $0[0], y: $0[1]) })
+            pose = try container.decodeIfPresent(Pose.self, forKey: .pose)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(corners, forKey: .corners)
+            try container.encodeIfPresent(pose, forKey: .pose)
         }
     }
 
@@ -59,9 +83,13 @@ public struct DetectionReport: Codable, Sendable {
                 out.append(UInt8(ascii: "{"))
                 JSONText.append(key: "corners", first: true, to: &out)
                 out.append(UInt8(ascii: "["))
-                for (corner, point) in marker.corners.enumerated() {
+                for corner in 0..<4 {
                     if corner > 0 { out.append(UInt8(ascii: ",")) }
-                    JSONText.append(point, to: &out)
+                    out.append(UInt8(ascii: "["))
+                    JSONText.append(marker.quad[corner].x, to: &out)
+                    out.append(UInt8(ascii: ","))
+                    JSONText.append(marker.quad[corner].y, to: &out)
+                    out.append(UInt8(ascii: "]"))
                 }
                 out.append(UInt8(ascii: "]"))
                 JSONText.append(key: "id", to: &out)
