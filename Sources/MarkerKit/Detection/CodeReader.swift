@@ -15,7 +15,6 @@ public enum CodeReader {
         // The grid was seen turned `rotation` quarter turns clockwise, so the printed top-left corner sits
         // at the unwarped square's corner number `rotation` (corners go clockwise from the top-left).
         let r = decoded.rotation
-        let corners = [quad[r], quad[(r + 1) % 4], quad[(r + 2) % 4], quad[(r + 3) % 4]]
-        return MarkerDetection(id: decoded.id, corners: corners)
+        return MarkerDetection(id: decoded.id, quad: Quad(quad[r], quad[(r + 1) % 4], quad[(r + 2) % 4], quad[(r + 3) % 4]))
     }
 }

@@ -21,7 +21,7 @@ public struct DetectionReport: Codable, Sendable {
 
         public init(_ detection: MarkerDetection, pose: MarkerPose?, unit: String = "m") {
             id = detection.id
-            quad = Quad(corners: detection.corners)
+            quad = detection.quad
             self.pose = pose.map { Pose(rvec: $0.rvec, tvec: $0.tvec, unit: unit) }
         }
 

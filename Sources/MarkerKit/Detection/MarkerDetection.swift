@@ -11,16 +11,24 @@ public struct Point2: Equatable, Sendable, Codable {
 /// (top-left, top-right, bottom-right, bottom-left of the marker as printed), as OpenCV's aruco.
 public struct MarkerDetection: Equatable, Sendable {
     public let id: Int
-    public let corners: [Point2]
+    /// The corners, kept in the value: detection makes these for every marker of every frame.
+    public let quad: Quad
 
     public init(id: Int, corners: [Point2]) {
         precondition(corners.count == 4, "a marker has four corners")
-        self.id = id
-        self.corners = corners
+        self.init(id: id, quad: Quad(corners: corners))
     }
 
-    /// Mean length of the four sides, in pixels.
-    public var meanSide: Double {
-        (0..<4).map { corners[$0].distance(to: corners[($0 + 1) % 4]) }.reduce(0, +) / 4
+    public init(id: Int, quad: Quad) {
+        self.id = id
+        self.quad = quad
     }
+
+    /// The corners as an array (which allocates; the detector's own stages use `quad`).
+    public var corners: [Point2] { quad.corners }
+
+    /// Mean length of the four sides, in pixels.
+    public var meanSide: Double { quad.perimeter / 4 }
+
+    public var center: Point2 { quad.center }
 }

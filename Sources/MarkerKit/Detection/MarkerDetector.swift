@@ -70,6 +70,7 @@ public struct MarkerDetector: Sendable {
         let outset = p.contourOutset * (reduce ? Double(factor) : 1)
         if outset != 0 { for i in quads.indices { quads[i] = quads[i].outset(by: outset) } }
         var markers: [MarkerDetection] = []
+        markers.reserveCapacity(quads.count)
         for quad in quads {
             guard let first = try read(quad, in: image, workspace: workspace, timings: &timings),
                   Double(first.borderErrors) <= p.maxBorderErrorRate * 24 else { continue }
@@ -94,8 +95,8 @@ public struct MarkerDetector: Sendable {
                 markers.append(marker)
             } else if let early {
                 // Only the first read is sure: keep its code, report the refined corners in its order.
-                let turn = (0..<4).first { early.corners[0] == quad[$0] } ?? 0
-                markers.append(MarkerDetection(id: early.id, corners: (0..<4).map { refined.corners[(turn + $0) % 4] }))
+                let turn = (0..<4).first { early.quad[0] == quad[$0] } ?? 0
+                markers.append(MarkerDetection(id: early.id, quad: Quad(refined[turn], refined[(turn + 1) % 4], refined[(turn + 2) % 4], refined[(turn + 3) % 4])))
             }
         }
         markers = Self.removeDuplicateIDs(markers)
@@ -131,9 +132,10 @@ public struct MarkerDetector: Sendable {
     /// part of its code that happens to form a valid code) is dropped, whatever its ID.
     static func removeDuplicateIDs(_ markers: [MarkerDetection]) -> [MarkerDetection] {
         var kept: [MarkerDetection] = []
+        kept.reserveCapacity(markers.count)
         for marker in markers.sorted(by: { $0.meanSide > $1.meanSide }) {
             let center = marker.center
-            if !kept.contains(where: { SceneGeometry.contains($0.corners, center) }) {
+            if !kept.contains(where: { SceneGeometry.contains($0.quad, center) }) {
                 kept.append(marker)
             }
         }
@@ -153,9 +155,13 @@ public struct MarkerDetector: Sendable {
 enum SceneGeometry {
     /// Whether `p` lies inside the convex quadrilateral `quad`.
     static func contains(_ quad: [Point2], _ p: Point2) -> Bool {
+        contains(Quad(corners: quad), p)
+    }
+
+    static func contains(_ quad: Quad, _ p: Point2) -> Bool {
         var sign = 0.0
-        for i in 0..<quad.count {
-            let a = quad[i], b = quad[(i + 1) % quad.count]
+        for i in 0..<4 {
+            let a = quad[i], b = quad[(i + 1) % 4]
             let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
             if cross != 0 {
                 if sign == 0 { sign = cross } else if (cross > 0) != (sign > 0) { return false }
@@ -165,8 +171,3 @@ enum SceneGeometry {
     }
 }
 
-extension MarkerDetection {
-    public var center: Point2 {
-        Point2(x: corners.map(\.x).reduce(0, +) / 4, y: corners.map(\.y).reduce(0, +) / 4)
-    }
-}

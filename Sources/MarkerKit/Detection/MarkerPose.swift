@@ -19,7 +19,7 @@ public struct MarkerPoseEstimator: Sendable {
     }
 
     public func pose(of marker: MarkerDetection) throws -> MarkerPose {
-        let c = marker.corners
+        let c = marker.quad
         // Corners and results in tuples: the only arrays made are the pose's own.
         let corners = (c[0].x, c[0].y, c[1].x, c[1].y, c[2].x, c[2].y, c[3].x, c[3].y)
         var pose = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
