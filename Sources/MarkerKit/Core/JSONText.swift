@@ -44,12 +44,13 @@ enum JSONText {
         out.append(UInt8(ascii: "\""))
     }
 
-    static func append(_ values: [Double], to out: inout [UInt8]) {
+    static func append(_ vector: SIMD3<Double>, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            append(value, to: &out)
-        }
+        append(vector.x, to: &out)
+        out.append(UInt8(ascii: ","))
+        append(vector.y, to: &out)
+        out.append(UInt8(ascii: ","))
+        append(vector.z, to: &out)
         out.append(UInt8(ascii: "]"))
     }
 

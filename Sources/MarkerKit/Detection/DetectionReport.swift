@@ -5,9 +5,18 @@ import Foundation
 /// coordinates at pixel centres), in the marker's order TL, TR, BR, BL.
 public struct DetectionReport: Codable, Sendable {
     public struct Pose: Codable, Sendable, Equatable {
-        public let rvec: [Double]
-        public let tvec: [Double]
+        public let rotation: SIMD3<Double>
+        public let translation: SIMD3<Double>
         public let unit: String
+
+        /// The Rodrigues vector as the JSON has it.
+        public var rvec: [Double] { [rotation.x, rotation.y, rotation.z] }
+        /// The translation, in `unit`.
+        public var tvec: [Double] { [translation.x, translation.y, translation.z] }
+
+        enum CodingKeys: String, CodingKey {
+            case rotation = "rvec", translation = "tvec", unit
+        }
     }
 
     public struct Marker: Codable, Sendable, Equatable {
@@ -22,7 +31,7 @@ public struct DetectionReport: Codable, Sendable {
         public init(_ detection: MarkerDetection, pose: MarkerPose?, unit: String = "m") {
             id = detection.id
             quad = detection.quad
-            self.pose = pose.map { Pose(rvec: $0.rvec, tvec: $0.tvec, unit: unit) }
+            self.pose = pose.map { Pose(rotation: $0.rotation, translation: $0.translation, unit: unit) }
         }
 
         enum CodingKeys: String, CodingKey { case id, corners, pose }
@@ -98,9 +107,9 @@ public struct DetectionReport: Codable, Sendable {
                     JSONText.append(key: "pose", to: &out)
                     out.append(UInt8(ascii: "{"))
                     JSONText.append(key: "rvec", first: true, to: &out)
-                    JSONText.append(pose.rvec, to: &out)
+                    JSONText.append(pose.rotation, to: &out)
                     JSONText.append(key: "tvec", to: &out)
-                    JSONText.append(pose.tvec, to: &out)
+                    JSONText.append(pose.translation, to: &out)
                     JSONText.append(key: "unit", to: &out)
                     JSONText.append(pose.unit, to: &out)
                     out.append(UInt8(ascii: "}"))
