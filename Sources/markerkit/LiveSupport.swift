@@ -92,9 +92,10 @@ final class FrameFeed {
 }
 
 /// One status line on stderr, rewritten in place, when stderr is a terminal.
-func status(_ line: String) {
+/// The line is only made when stderr is a terminal (track and capture make one per frame).
+func status(_ line: @autoclosure () -> String) {
     guard isatty(2) == 1 else { return }
-    FileHandle.standardError.write(Data("\r\(line)\u{1B}[K".utf8))
+    FileHandle.standardError.write(Data("\r\(line())\u{1B}[K".utf8))
 }
 
 func endStatus() {

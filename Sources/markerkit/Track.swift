@@ -59,7 +59,7 @@ struct Track: ParsableCommand {
                 try writer?.write(annotated)
             }
             detections += result.markers.count
-            ids.formUnion(result.markers.map(\.id))
+            for marker in result.markers { ids.insert(marker.id) }
             status(String(format: "frame %d, %d markers, %.1f fps, %d dropped", sourced.index, result.markers.count, feed.framesPerSecond, feed.dropped))
         }
         feed.stop()

@@ -96,37 +96,37 @@ public enum QuadCandidates {
     public static func quads(from contours: Contours.ContourSet, imageWidth: Int, imageHeight: Int,
                              parameters: DetectorParameters, into quads: inout [Quad]) throws {
         quads.removeAll(keepingCapacity: true)
-        var vertices = [Int32](repeating: 0, count: 16)
-        for index in 0..<contours.count {
-            let length = contours.length(index)
-            let epsilon = Double(length) * parameters.polygonAccuracyRate
-            let count = contours.points.withUnsafeBufferPointer { points in
-                vertices.withUnsafeMutableBufferPointer {
-                    cvb_simplify_contour(points.baseAddress! + 2 * Int(contours.offsets[index]), Int32(length), epsilon, $0.baseAddress, 8)
+        // The polygon's vertices on the stack.
+        try withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { vertices in
+            for index in 0..<contours.count {
+                let length = contours.length(index)
+                let epsilon = Double(length) * parameters.polygonAccuracyRate
+                let count = contours.points.withUnsafeBufferPointer { points in
+                    cvb_simplify_contour(points.baseAddress! + 2 * Int(contours.offsets[index]), Int32(length), epsilon, vertices.baseAddress, 8)
                 }
+                guard count >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+                guard count == 4 else { continue }
+                // Checked on the stack; only a candidate that passes becomes a Quad.
+                var corners = InlineArray<4, Point2>(repeating: Point2(x: 0, y: 0))
+                for i in 0..<4 { corners[i] = Point2(x: Double(vertices[2 * i]), y: Double(vertices[2 * i + 1])) }
+                guard isConvex(corners) else { continue }
+                var perimeter = 0.0, shortest = Double.infinity
+                for i in 0..<4 {
+                    let side = corners[i].distance(to: corners[(i + 1) % 4])
+                    perimeter += side
+                    shortest = min(shortest, side)
+                }
+                guard shortest >= parameters.minSideRate * perimeter else { continue }
+                let border = parameters.minDistanceToBorder
+                var inside = true
+                for i in 0..<4 {
+                    let c = corners[i]
+                    inside = inside && c.x >= border && c.y >= border && c.x <= Double(imageWidth - 1) - border && c.y <= Double(imageHeight - 1) - border
+                }
+                guard inside else { continue }
+                if cross(corners[0], corners[1], corners[2]) < 0 { corners.swapAt(1, 3) }
+                quads.append(Quad(corners[0], corners[1], corners[2], corners[3]))
             }
-            guard count >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
-            guard count == 4 else { continue }
-            // Checked on the stack; only a candidate that passes becomes a Quad (an array).
-            var corners = InlineArray<4, Point2>(repeating: Point2(x: 0, y: 0))
-            for i in 0..<4 { corners[i] = Point2(x: Double(vertices[2 * i]), y: Double(vertices[2 * i + 1])) }
-            guard isConvex(corners) else { continue }
-            var perimeter = 0.0, shortest = Double.infinity
-            for i in 0..<4 {
-                let side = corners[i].distance(to: corners[(i + 1) % 4])
-                perimeter += side
-                shortest = min(shortest, side)
-            }
-            guard shortest >= parameters.minSideRate * perimeter else { continue }
-            let border = parameters.minDistanceToBorder
-            var inside = true
-            for i in 0..<4 {
-                let c = corners[i]
-                inside = inside && c.x >= border && c.y >= border && c.x <= Double(imageWidth - 1) - border && c.y <= Double(imageHeight - 1) - border
-            }
-            guard inside else { continue }
-            if cross(corners[0], corners[1], corners[2]) < 0 { corners.swapAt(1, 3) }
-            quads.append(Quad(corners[0], corners[1], corners[2], corners[3]))
         }
         removeDuplicates(&quads, rate: parameters.duplicateDistanceRate)
     }
