@@ -19,9 +19,9 @@ extern "C" int32_t cvb_adaptive_threshold_opencv(const uint8_t *gray, int32_t wi
     });
 }
 
-// What cv::adaptiveThreshold (mean, inverted) computes, with the box sums kept in one buffer per thread
-// that grows with the largest frame and is then reused: OpenCV's boxFilter builds a filter engine and
-// its buffers on every call. The mean of the window, edges replicated, is rounded to a whole gray level
+// What cv::adaptiveThreshold (mean, inverted) computes, with the box sums in two rows of buffer per
+// thread that grow with the widest frame and are then reused: OpenCV's boxFilter builds a filter engine
+// and its buffers on every call. The mean of the window, edges replicated, is rounded to a whole gray level
 // as OpenCV's 8-bit box filter does (a sum over an odd window is never exactly halfway between two
 // levels, so float rounding cannot differ); a pixel is dark when it is at least floor(constant) below it.
 extern "C" int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
@@ -31,43 +31,57 @@ extern "C" int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, in
         if (!cvb::valid_gray(gray, width, height, stride) || binary == nullptr || window < 3 || window % 2 == 0 ||
             window > 2899 || !std::isfinite(constant))
             return cvb::fail(CVB_ERR_ARGUMENT, "adaptive threshold: bad image or window");
-        static thread_local std::vector<int32_t> rows, columns;
+        // Column sums of the window's rows (edges replicated), updated row by row from the two rows that
+        // enter and leave; then each row's horizontal sums over them, and the comparison. Vertical sums
+        // first keep the work buffers to two rows and leave only the horizontal running sum serial.
+        static thread_local std::vector<int32_t> columns, sums;
         const int32_t r = window / 2;
         const size_t w = size_t(width);
-        rows.resize(w * size_t(height));
         columns.resize(w);
-        // Horizontal sums of each row, edges replicated: a running sum along the row.
-        for (int32_t y = 0; y < height; ++y) {
-            const uint8_t *line = gray + size_t(y) * size_t(stride);
-            int32_t *sums = rows.data() + size_t(y) * w;
-            auto at = [&](int32_t x) { return int32_t(line[x < 0 ? 0 : (x >= width ? width - 1 : x)]); };
-            int32_t sum = 0;
-            for (int32_t x = -r; x <= r; ++x) sum += at(x);
-            sums[0] = sum;
-            for (int32_t x = 1; x < width; ++x) {
-                sum += at(x + r) - at(x - r - 1);
-                sums[x] = sum;
-            }
-        }
-        auto row = [&](int32_t y) { return rows.data() + size_t(y < 0 ? 0 : (y >= height ? height - 1 : y)) * w; };
-        int32_t *column = columns.data();
+        sums.resize(w);
+        auto source = [&](int32_t y) { return gray + size_t(y < 0 ? 0 : (y >= height ? height - 1 : y)) * size_t(stride); };
+        int32_t *column = columns.data(), *sum = sums.data();
         for (size_t x = 0; x < w; ++x) column[x] = 0;
         for (int32_t dy = -r; dy <= r; ++dy) {
-            const int32_t *sums = row(dy);
-            for (size_t x = 0; x < w; ++x) column[x] += sums[x];
+            const uint8_t *line = source(dy);
+            for (size_t x = 0; x < w; ++x) column[x] += line[x];
         }
         const float scale = 1.0f / float(window * window);
         const int32_t delta = int32_t(std::floor(constant));
+        const int32_t last = width - 1;
         for (int32_t y = 0; y < height; ++y) {
+            // Horizontal running sum over the column sums, edges replicated.
+            int32_t running = column[0] * (r + 1);
+            for (int32_t x = 1; x <= r; ++x) running += column[x < last ? x : last];
+            // Unclamped in the middle: x - r >= 0 and x + r + 1 <= last.
+            const int32_t begin = std::min(r, width), end = std::max(begin, width - r - 1);
+            int32_t x = 0;
+            for (; x < begin; ++x) {
+                sum[x] = running;
+                const int32_t enter = x + r + 1;
+                running += column[enter < last ? enter : last] - column[0];
+            }
+            // The differences first (vectorised), then one add per pixel in the serial chain.
+            for (int32_t i = x; i < end; ++i) sum[i] = column[i + r + 1] - column[i - r];
+            for (; x < end; ++x) {
+                const int32_t step = sum[x];
+                sum[x] = running;
+                running += step;
+            }
+            for (; x < width; ++x) {
+                sum[x] = running;
+                const int32_t enter = x + r + 1, leave = x - r;
+                running += column[enter < last ? enter : last] - column[leave > 0 ? leave : 0];
+            }
             const uint8_t *line = gray + size_t(y) * size_t(stride);
             uint8_t *out = binary + size_t(y) * w;
             for (size_t x = 0; x < w; ++x) {
-                const int32_t mean = int32_t(float(column[x]) * scale + 0.5f);
+                const int32_t mean = int32_t(float(sum[x]) * scale + 0.5f);
                 out[x] = int32_t(line[x]) - mean <= -delta ? 255 : 0;
             }
             if (y + 1 < height) {
-                const int32_t *add = row(y + r + 1), *drop = row(y - r);
-                for (size_t x = 0; x < w; ++x) column[x] += add[x] - drop[x];
+                const uint8_t *enter = source(y + r + 1), *leave = source(y - r);
+                for (size_t x = 0; x < w; ++x) column[x] += int32_t(enter[x]) - int32_t(leave[x]);
             }
         }
         return CVB_OK;
