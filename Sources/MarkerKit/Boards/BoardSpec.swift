@@ -2,7 +2,7 @@ import Foundation
 
 /// The board spec file (`board.json`) written next to every generated checkerboard, so that calibration
 /// reads the board's geometry instead of having it retyped. Lengths carry their unit; MarkerKit writes mm.
-public struct BoardSpec: Codable, Equatable, Sendable {
+public struct BoardSpec: FormattedJSONFile, Equatable, Sendable {
     public struct Count: Codable, Equatable, Sendable {
         public let columns: Int
         public let rows: Int
@@ -62,23 +62,11 @@ public struct BoardSpec: Codable, Equatable, Sendable {
 
     public func encoded() throws -> Data { try JSONFile.encode(self) }
 
-    /// Reads a board spec file; every failure names the file.
-    public static func read(from url: URL) throws -> BoardSpec {
-        let data = try MarkerKitError.contents(of: url, what: "board spec")
-        return try decode(data, source: url.path)
-    }
+    public static let fileKind = "board spec"
 
     /// A board spec from a file's bytes; `source` names the file in errors.
     public static func decode(_ data: Data, source: String) throws -> BoardSpec {
-        let spec: BoardSpec
-        do {
-            spec = try JSONFile.decode(BoardSpec.self, from: data)
-        } catch {
-            throw MarkerKitError.badInput("board spec '\(source)' is not a valid \(formatName) JSON file")
-        }
-        guard spec.format == formatName else {
-            throw MarkerKitError.badInput("board spec '\(source)' has format '\(spec.format)', expected '\(formatName)'")
-        }
+        let spec = try decodeFormatted(data, source: source)
         _ = try spec.checkerboard()
         return spec
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// `truth.json` beside rendered images: the camera and, per image, every marker's ID, corners and pose.
-public struct RenderTruthFile: Codable, Sendable {
+public struct RenderTruthFile: FormattedJSONFile, Sendable {
     public struct Camera: Codable, Sendable {
         public let name: String
         public let model: String
@@ -23,7 +23,7 @@ public struct RenderTruthFile: Codable, Sendable {
         public let degradations: Degradations
     }
 
-    public var format = "markerkit-render-truth"
+    public var format = RenderTruthFile.formatName
     public var units = "mm"
     public var pixelConvention = "integer coordinates at pixel centres (OpenCV); corners TL, TR, BR, BL of the marker as printed"
     public let camera: Camera
@@ -44,22 +44,14 @@ public struct RenderTruthFile: Codable, Sendable {
 
     public func encoded() throws -> Data { try JSONFile.encode(self) }
 
-    /// Reads the truth.json of a folder `markerkit render` wrote; every failure names the file.
-    public static func read(from url: URL) throws -> RenderTruthFile {
-        let data = try MarkerKitError.contents(of: url, what: "render truth")
-        return try decode(data, source: url.path)
-    }
+    public static let fileKind = "render truth"
+    public static let formatName = "markerkit-render-truth"
 
-    /// A truth file from its bytes, every value checked; `source` names the file in errors.
+    /// A truth file from its bytes (the truth.json of a folder `markerkit render` wrote), every value
+    /// checked; `source` names the file in errors.
     public static func decode(_ data: Data, source: String) throws -> RenderTruthFile {
-        let file: RenderTruthFile
-        do {
-            file = try JSONFile.decode(RenderTruthFile.self, from: data)
-        } catch {
-            throw MarkerKitError.badInput("render truth '\(source)' is not a markerkit-render-truth JSON file")
-        }
+        let file = try decodeFormatted(data, source: source)
         func bad(_ problem: String) -> MarkerKitError { .badInput("render truth '\(source)': \(problem)") }
-        guard file.format == "markerkit-render-truth" else { throw bad("format '\(file.format)', expected 'markerkit-render-truth'") }
         guard file.units == "mm" else { throw bad("units '\(file.units)', expected 'mm'") }
         do { _ = try file.calibration() } catch let error as MarkerKitError { throw bad("camera: \(error.description)") }
         for scene in file.scenes {
