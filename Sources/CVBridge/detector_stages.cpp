@@ -6,6 +6,7 @@
 #include <opencv2/imgproc.hpp>
 #include <opencv2/imgproc/imgproc_c.h>
 #include "bridge_error.hpp"
+#include "homography.hpp"
 
 extern "C" int32_t cvb_adaptive_threshold_opencv(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                                  int32_t window, double constant, uint8_t *binary) {
@@ -215,20 +216,10 @@ extern "C" int32_t cvb_warp_quad(const uint8_t *gray, int32_t width, int32_t hei
                                  const double *corners, int32_t size, uint8_t *out) {
     if (!cvb::valid_gray(gray, width, height, stride) || corners == nullptr || out == nullptr || size < 2)
         return cvb::fail(CVB_ERR_ARGUMENT, "warp quad: bad argument");
-    const double x0 = corners[0], y0 = corners[1], x1 = corners[2], y1 = corners[3];
-    const double x2 = corners[4], y2 = corners[5], x3 = corners[6], y3 = corners[7];
-    const double sx = x0 - x1 + x2 - x3, sy = y0 - y1 + y2 - y3;
-    SquareToQuad m{0, 0, 0, 0, 0, 0, x0, y0};
-    if (sx == 0 && sy == 0) {
-        m.a = x1 - x0; m.b = x2 - x1; m.d = y1 - y0; m.e = y2 - y1;
-    } else {
-        const double dx1 = x1 - x2, dx2 = x3 - x2, dy1 = y1 - y2, dy2 = y3 - y2;
-        const double den = dx1 * dy2 - dx2 * dy1;
-        if (den == 0) return cvb::fail(CVB_ERR_ARGUMENT, "warp quad: degenerate quadrilateral");
-        m.g = (sx * dy2 - dx2 * sy) / den;
-        m.h = (dx1 * sy - sx * dy1) / den;
-        m.a = x1 - x0 + m.g * x1; m.b = x3 - x0 + m.h * x3; m.d = y1 - y0 + m.g * y1; m.e = y3 - y0 + m.h * y3;
-    }
+    const double quad[4][2] = {{corners[0], corners[1]}, {corners[2], corners[3]}, {corners[4], corners[5]}, {corners[6], corners[7]}};
+    double H[3][3];
+    if (!cvb::unit_square_to_quad(quad, H)) return cvb::fail(CVB_ERR_ARGUMENT, "warp quad: degenerate quadrilateral");
+    const SquareToQuad m{H[0][0], H[0][1], H[1][0], H[1][1], H[2][0], H[2][1], H[0][2], H[1][2]};
     // With w > 0 at the four corners the map has no pole over the square and carries it onto the convex
     // quad, so when every corner lies a pixel inside the image, so does every sample.
     bool inside = size <= kMaxRow && 1 + m.g > 0 && 1 + m.h > 0 && 1 + m.g + m.h > 0;

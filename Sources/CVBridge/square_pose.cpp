@@ -5,6 +5,7 @@
 // fisheye models are left to OpenCV (see cvb_solve_pnp_square).
 #include <cmath>
 #include "square_pose.hpp"
+#include "homography.hpp"
 
 namespace cvb {
 namespace {
@@ -17,24 +18,11 @@ void multiply(const Mat3 a, const Mat3 b, Mat3 out) {
 }
 
 // The homography taking the marker's plane (x, y) to normalised image points: the square's corners
-// (-h, h), (h, h), (h, -h), (-h, -h) go to p[0..3]. Heckbert's unit-square-to-quad form composed with the
+// (-h, h), (h, h), (h, -h), (-h, -h) go to p[0..3]. The unit square's map onto the quad composed with the
 // map from the marker's corners onto the unit square.
 bool square_homography(const double p[4][2], double h, Mat3 out) {
-    const double x0 = p[0][0], y0 = p[0][1], x1 = p[1][0], y1 = p[1][1];
-    const double x2 = p[2][0], y2 = p[2][1], x3 = p[3][0], y3 = p[3][1];
-    const double sx = x0 - x1 + x2 - x3, sy = y0 - y1 + y2 - y3;
-    double a, b, d, e, g = 0, k = 0;
-    if (sx == 0 && sy == 0) {
-        a = x1 - x0; b = x2 - x1; d = y1 - y0; e = y2 - y1;
-    } else {
-        const double dx1 = x1 - x2, dx2 = x3 - x2, dy1 = y1 - y2, dy2 = y3 - y2;
-        const double den = dx1 * dy2 - dx2 * dy1;
-        if (den == 0) return false;
-        g = (sx * dy2 - dx2 * sy) / den;
-        k = (dx1 * sy - sx * dy1) / den;
-        a = x1 - x0 + g * x1; b = x3 - x0 + k * x3; d = y1 - y0 + g * y1; e = y3 - y0 + k * y3;
-    }
-    const Mat3 unit = {{a, b, x0}, {d, e, y0}, {g, k, 1}};
+    Mat3 unit;
+    if (!unit_square_to_quad(p, unit)) return false;
     // (x, y) -> (u, v) = ((x + h) / 2h, (h - y) / 2h).
     const Mat3 plane = {{0.5 / h, 0, 0.5}, {0, -0.5 / h, 0.5}, {0, 0, 1}};
     multiply(unit, plane, out);
