@@ -90,7 +90,7 @@ extern "C" int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, in
 }
 
 namespace {
-// What the contour stage keeps from frame to frame on one thread: the bordered copy the scanner
+// What the OpenCV contour reference keeps from frame to frame on one thread: the bordered copy the scanner
 // writes into, the scanner's memory blocks (cleared, not freed), and the flat output.
 struct ContourWorkspace {
     cv::Mat bordered;
@@ -99,8 +99,8 @@ struct ContourWorkspace {
 };
 }
 
-extern "C" int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
-                                     int32_t min_points, int32_t max_points, cvb_contours *out) {
+extern "C" int32_t cvb_find_contours_opencv(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
+                                            int32_t min_points, int32_t max_points, cvb_contours *out) {
     return cvb::guarded("find contours", [&]() -> int32_t {
         if (!cvb::valid_gray(binary, width, height, stride) || out == nullptr)
             return cvb::fail(CVB_ERR_ARGUMENT, "find contours: bad image");

@@ -190,10 +190,11 @@ int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t heigh
 int32_t cvb_adaptive_threshold_opencv(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                       int32_t window, double constant, uint8_t *binary);
 
-/* Contours of a binary image (OpenCV's contour scanner, RETR_LIST, every point; the same as
- * cv::findContours), only those with between min_points and max_points points. Points are x,y pairs;
- * contour i spans points offsets[i]..offsets[i+1]. The arrays belong to the calling thread's workspace
- * and stay valid until its next call: after the first frames of a size no memory is allocated for them. */
+/* Contours of a binary image (nonzero = region) by border following, only those with between
+ * min_points and max_points points: point for point and in the order what cv::findContours gives with
+ * RETR_LIST and CHAIN_APPROX_NONE. Points are x,y pairs; contour i spans points offsets[i]..offsets[i+1].
+ * The arrays belong to the calling thread's workspace and stay valid until its next call: after the
+ * first frames of a size no memory is allocated. */
 typedef struct cvb_contours {
     int32_t count;
     const int32_t *offsets; /* count + 1 */
@@ -201,6 +202,10 @@ typedef struct cvb_contours {
 } cvb_contours;
 int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
                           int32_t min_points, int32_t max_points, cvb_contours *out);
+/* The same through OpenCV's contour scanner (cvFindContours, which allocates on every call): the
+ * reference the tests hold cvb_find_contours to. Its arrays are its own thread workspace's. */
+int32_t cvb_find_contours_opencv(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
+                                 int32_t min_points, int32_t max_points, cvb_contours *out);
 
 /* cv::approxPolyDP of a closed contour; writes up to `capacity` vertices (x,y) and returns how many
  * the polygon has. The reference the tests hold cvb_simplify_contour to. */

@@ -1,0 +1,133 @@
+// Contours of a binary image by border following (Suzuki and Abe, 1985), every border point kept, no
+// hierarchy: what OpenCV's contour scanner gives in RETR_LIST mode with CHAIN_APPROX_NONE, point for point
+// and in the same order, but with all memory kept per thread from frame to frame (cvFindContours
+// allocates its scanner, and bounding boxes of long contours, on every call).
+#include <cstring>
+#include <vector>
+#include "bridge_error.hpp"
+
+namespace {
+// Pixel marks in the bordered copy: 0 background, 1 region, then what tracing writes on border pixels.
+constexpr int8_t kFollowed = 2;                   // a border pixel passed by a contour
+constexpr int8_t kRightEdge = int8_t(2 | 0x80);   // one whose right neighbour is background (a hole starts after it)
+
+// Steps to the 8 neighbours, counter-clockwise from the right (y grows downwards).
+constexpr int kStepX[8] = {1, 1, 0, -1, -1, -1, 0, 1};
+constexpr int kStepY[8] = {0, -1, -1, -1, 0, 1, 1, 1};
+
+struct TraceWorkspace {
+    std::vector<int8_t> marks;             // the image with a zero frame, 0/1, marked while tracing
+    std::vector<int32_t> points, starts;   // contours in the order found
+    std::vector<int32_t> out_points, out_offsets;
+};
+
+// Follows the border that starts at `start` (an outer border when `hole` is false, else the border of
+// the hole to the right of `start`), appending its points from (x, y); marks the pixels it passes.
+void follow(int8_t *start, int row, int x, int y, bool hole, std::vector<int32_t> &points) {
+    int deltas[16];
+    for (int s = 0; s < 8; ++s) deltas[s] = deltas[s + 8] = kStepX[s] + kStepY[s] * row;
+    int s_end = hole ? 0 : 4, s = s_end;
+    int8_t *first;
+    // The first region neighbour, clockwise from where the background was.
+    do {
+        s = (s - 1) & 7;
+        first = start + deltas[s];
+    } while (*first == 0 && s != s_end);
+    if (s == s_end) { // a single pixel
+        *start = kRightEdge;
+        points.push_back(x);
+        points.push_back(y);
+        return;
+    }
+    int8_t *here = start, *next = nullptr;
+    for (;;) {
+        s_end = s;
+        while (s < 15) { // counter-clockwise from the previous pixel to the next region pixel
+            next = here + deltas[++s];
+            if (*next != 0) break;
+        }
+        s &= 7;
+        if (unsigned(s - 1) < unsigned(s_end)) *here = kRightEdge;
+        else if (*here == 1) *here = kFollowed;
+        points.push_back(x);
+        points.push_back(y);
+        x += kStepX[s];
+        y += kStepY[s];
+        if (next == start && here == first) break;
+        here = next;
+        s = (s + 4) & 7;
+    }
+}
+
+// The first x in [x, end) where row[x] != value, or end.
+inline int skip_run(const int8_t *row, int x, int end, int8_t value) {
+    const uint64_t pattern = 0x0101010101010101ull * uint8_t(value);
+    for (; x + 8 <= end; x += 8) {
+        uint64_t word;
+        std::memcpy(&word, row + x, 8);
+        if (const uint64_t diff = word ^ pattern) return x + __builtin_ctzll(diff) / 8; // little-endian
+    }
+    while (x < end && row[x] == value) ++x;
+    return x;
+}
+}
+
+extern "C" int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
+                                     int32_t min_points, int32_t max_points, cvb_contours *out) {
+    return cvb::guarded("find contours", [&]() -> int32_t {
+        if (!cvb::valid_gray(binary, width, height, stride) || out == nullptr)
+            return cvb::fail(CVB_ERR_ARGUMENT, "find contours: bad image");
+        *out = cvb_contours{0, nullptr, nullptr};
+        static thread_local TraceWorkspace work;
+        // A one-pixel zero frame, so regions touching the image edge keep their edge pixels; 0/1 inside.
+        const int row = width + 2, rows = height + 2;
+        work.marks.resize(size_t(row) * rows);
+        int8_t *marks = work.marks.data();
+        std::memset(marks, 0, row);
+        std::memset(marks + size_t(rows - 1) * row, 0, row);
+        for (int y = 0; y < height; ++y) {
+            int8_t *line = marks + size_t(y + 1) * row;
+            const uint8_t *source = binary + size_t(y) * stride;
+            line[0] = line[row - 1] = 0;
+            for (int x = 0; x < width; ++x) line[x + 1] = source[x] != 0;
+        }
+        work.points.clear();
+        work.starts.clear();
+        // Raster scan: an outer border starts where background meets an unmarked region pixel, a hole
+        // border where a region pixel not on a traced right edge meets background.
+        for (int y = 1; y < rows - 1; ++y) {
+            int8_t *line = marks + size_t(y) * row;
+            int8_t previous = 0;
+            for (int x = 1; x < row - 1; ++x) {
+                x = skip_run(line, x, row - 1, previous);
+                if (x >= row - 1) break;
+                const int8_t p = line[x];
+                const bool outer = previous == 0 && p == 1, hole = !outer && p == 0 && previous >= 1;
+                if (!outer && !hole) {
+                    previous = p;
+                    continue;
+                }
+                const int from = x - (hole ? 1 : 0);
+                const size_t begin = work.points.size();
+                follow(line + from, row, from - 1, y - 1, hole, work.points);
+                const size_t length = (work.points.size() - begin) / 2;
+                if (length < size_t(min_points) || length > size_t(max_points)) work.points.resize(begin);
+                else work.starts.push_back(int32_t(begin / 2));
+                previous = line[x]; // as marked by the tracing
+            }
+        }
+        // OpenCV lists the last contour found first.
+        work.out_points.clear();
+        work.out_offsets.clear();
+        const int32_t count = int32_t(work.starts.size());
+        for (int32_t i = count - 1; i >= 0; --i) {
+            const int32_t begin = work.starts[i];
+            const int32_t end = i + 1 < count ? work.starts[i + 1] : int32_t(work.points.size() / 2);
+            work.out_offsets.push_back(int32_t(work.out_points.size() / 2));
+            work.out_points.insert(work.out_points.end(), work.points.begin() + 2 * begin, work.points.begin() + 2 * end);
+        }
+        work.out_offsets.push_back(int32_t(work.out_points.size() / 2));
+        *out = cvb_contours{count, work.out_offsets.data(), work.out_points.data()};
+        return CVB_OK;
+    });
+}
