@@ -48,9 +48,6 @@ inline bool valid_image(const uint8_t *pixels, int32_t width, int32_t height, in
            stride >= width * channels;
 }
 
-// Copies an 8-bit Mat into a malloc'ed cvb_image (packed rows).
-int32_t to_image(const cv::Mat &mat, cvb_image *out);
-
 inline bool valid_gray(const uint8_t *gray, int32_t width, int32_t height, int32_t stride) {
     return gray != nullptr && width > 0 && height > 0 && stride >= width;
 }

@@ -2,23 +2,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cerrno>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <mutex>
 #include <unistd.h>
 #include <vector>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include "bridge_error.hpp"
-
-int32_t cvb::to_image(const cv::Mat &mat, cvb_image *out) {
-    const size_t row = size_t(mat.cols) * mat.elemSize();
-    auto *data = static_cast<uint8_t *>(std::malloc(row * mat.rows + 1));
-    if (data == nullptr) return cvb::fail(CVB_ERR_IO, "out of memory for a " + std::to_string(mat.cols) + "x" +
-                                                          std::to_string(mat.rows) + " image");
-    for (int y = 0; y < mat.rows; ++y) std::memcpy(data + size_t(y) * row, mat.ptr(y), row);
-    *out = cvb_image{mat.cols, mat.rows, static_cast<int32_t>(row), mat.channels(), data};
-    return CVB_OK;
-}
 
 namespace {
 // Width and height from the first bytes of a PNG, JPEG or BMP file; false for other formats or a
@@ -84,6 +76,30 @@ template <typename F> cv::Mat quietly(F decode) {
     if (null >= 0) close(null);
     return image;
 }
+
+// What decoding keeps per thread: a file's bytes (the same memory while sizes repeat) and the last
+// decoded picture. The picture is decoded into new memory each time: imdecode's reusable destination
+// keeps the previous picture when a buffer holds no image it can decode, which a caller could not tell
+// from success; the codecs (libpng, libjpeg) allocate their own state per picture anyway.
+struct DecodeWorkspace {
+    std::vector<uint8_t> file;
+    cv::Mat image;
+};
+thread_local DecodeWorkspace decoding;
+
+// Decodes `count` bytes into the thread's kept picture; `out` views it (valid until the thread's next
+// decode). Too large a header is refused before decoding; an undecodable picture gives CVB_ERR_IO (the
+// caller says what it was).
+int32_t decode_kept(const uint8_t *bytes, size_t count, int32_t channels, cvb_image *out) {
+    if (int32_t refused = refuse_if_too_large(bytes, count); refused < 0) return refused;
+    const cv::Mat encoded(1, int(count), CV_8UC1, const_cast<uint8_t *>(bytes));
+    const int flags = channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR;
+    decoding.image = quietly([&] { return cv::imdecode(encoded, flags); });
+    const cv::Mat &image = decoding.image;
+    if (image.empty()) return CVB_ERR_IO;
+    *out = cvb_image{image.cols, image.rows, int32_t(image.step[0]), image.channels(), image.data};
+    return CVB_OK;
+}
 }
 
 extern "C" int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out) {
@@ -91,20 +107,27 @@ extern "C" int32_t cvb_image_read(const char *path, int32_t channels, cvb_image 
         if (path == nullptr || out == nullptr || (channels != 1 && channels != 3))
             return cvb::fail(CVB_ERR_ARGUMENT, "read image: bad argument");
         *out = cvb_image{0, 0, 0, 0, nullptr};
-        uint8_t head[65536];
-        size_t got = 0;
-        if (FILE *file = std::fopen(path, "rb")) {
-            got = std::fread(head, 1, sizeof head, file);
-            std::fclose(file);
+        // The whole file into the thread's kept buffer (read(2): no stdio buffer to allocate).
+        const int file = open(path, O_RDONLY | O_CLOEXEC);
+        const auto failure = [&] { return cvb::fail(CVB_ERR_IO, std::string("cannot read or decode image '") + path + "'"); };
+        if (file < 0) return failure();
+        struct stat info {};
+        bool read_all = fstat(file, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0;
+        if (read_all) {
+            decoding.file.resize(size_t(info.st_size));
+            size_t got = 0;
+            while (read_all && got < decoding.file.size()) {
+                const ssize_t n = read(file, decoding.file.data() + got, decoding.file.size() - got);
+                if (n > 0) got += size_t(n);
+                else if (n == 0 || errno != EINTR) read_all = false;
+            }
         }
-        if (int32_t refused = refuse_if_too_large(head, got); refused < 0) return refused;
-        cv::Mat image = quietly([&] { return cv::imread(path, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR); });
-        if (image.empty()) return cvb::fail(CVB_ERR_IO, std::string("cannot read or decode image '") + path + "'");
-        return cvb::to_image(image, out);
+        close(file);
+        if (!read_all) return failure();
+        const int32_t status = decode_kept(decoding.file.data(), decoding.file.size(), channels, out);
+        return status == CVB_ERR_IO ? failure() : status;
     });
 }
-
-extern "C" int32_t cvb_image_read_gray(const char *path, cvb_image *out) { return cvb_image_read(path, 1, out); }
 
 extern "C" int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride,
                                     int32_t channels, const char *extension, cvb_image *out) {
@@ -159,11 +182,8 @@ extern "C" int32_t cvb_image_decode(const uint8_t *bytes, int32_t count, int32_t
         if (bytes == nullptr || count <= 0 || out == nullptr || (channels != 1 && channels != 3))
             return cvb::fail(CVB_ERR_ARGUMENT, "decode image: bad argument");
         *out = cvb_image{0, 0, 0, 0, nullptr};
-        if (int32_t refused = refuse_if_too_large(bytes, size_t(count)); refused < 0) return refused;
-        cv::Mat encoded(1, count, CV_8UC1, const_cast<uint8_t *>(bytes));
-        cv::Mat image = quietly([&] { return cv::imdecode(encoded, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR); });
-        if (image.empty()) return cvb::fail(CVB_ERR_IO, "not a decodable image");
-        return cvb::to_image(image, out);
+        const int32_t status = decode_kept(bytes, size_t(count), channels, out);
+        return status == CVB_ERR_IO ? cvb::fail(CVB_ERR_IO, "not a decodable image") : status;
     });
 }
 

@@ -4,6 +4,7 @@
 
 struct cvb_video {
     cv::VideoCapture capture;
+    cv::Mat frame; // decoded into again and again: the same memory while the size stays
 };
 
 struct cvb_video_writer {
@@ -29,11 +30,11 @@ extern "C" int32_t cvb_video_read(cvb_video *video, cvb_image *out) {
     return cvb::guarded("read video frame", [&]() -> int32_t {
         if (video == nullptr || out == nullptr) return cvb::fail(CVB_ERR_ARGUMENT, "read video: null argument");
         *out = cvb_image{0, 0, 0, 0, nullptr};
-        cv::Mat frame;
+        cv::Mat &frame = video->frame;
         if (!video->capture.read(frame) || frame.empty()) return 0;
         if (frame.type() != CV_8UC3) return cvb::fail(CVB_ERR_IO, "video frame is not 8-bit BGR");
-        const int32_t status = cvb::to_image(frame, out);
-        return status < 0 ? status : 1;
+        *out = cvb_image{frame.cols, frame.rows, int32_t(frame.step[0]), 3, frame.data};
+        return 1;
     });
 }
 

@@ -73,10 +73,16 @@ final class FrameFeed {
         start = clock.now
     }
 
+    /// The next frame into `frame` (its memory reused); false at the end.
+    func next(into frame: inout SourcedFrame) throws -> Bool {
+        let got = try live.map { try $0.next(into: &frame) } ?? source.next(into: &frame)
+        if got { processed += 1 }
+        return got
+    }
+
     func next() throws -> SourcedFrame? {
-        let frame = try live.map { try $0.next() } ?? source.next()
-        if frame != nil { processed += 1 }
-        return frame
+        var frame = SourcedFrame.empty
+        return try next(into: &frame) ? frame : nil
     }
 
     var dropped: Int { live?.dropped ?? 0 }

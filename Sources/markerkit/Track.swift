@@ -46,7 +46,10 @@ struct Track: ParsableCommand {
         var ids = Set<Int>()
         let preview = PreviewWindow(title: "markerkit track")
         Interrupt.install()
-        while !Interrupt.requested, let sourced = try feed.next() {
+        // One frame kept and read into again and again (with the analyzer's and the JSON writer's kept
+        // buffers, a stream of one size allocates nothing per frame).
+        var sourced = SourcedFrame.empty
+        while !Interrupt.requested, try feed.next(into: &sourced) {
             let (result, annotated) = try analyzer.analyze(sourced, annotate: recordURL != nil || preview.isAvailable)
             if let annotated, preview.show(annotated) == "q" { break }
             try lines?.write(result)

@@ -109,21 +109,49 @@ import Testing
         final class Fast: FrameSource {
             var i = 0
             var name: String { "fast" }
-            func next() throws -> SourcedFrame? {
-                guard i < 200 else { return nil }
+            func next(into sourced: inout SourcedFrame) throws -> Bool {
+                guard i < 200 else { return false }
                 defer { i += 1 }
                 usleep(200)
-                return SourcedFrame(source: "fast", index: i, frame: Frame(width: 1, height: 1, stride: 1, format: .gray8, bytes: [0]))
+                sourced.frame.reshape(width: 64, height: 48, format: .gray8)
+                sourced.frame.bytes[0] = UInt8(i % 256)
+                sourced.index = i
+                return true
             }
         }
         let live = LiveFrames(source: Fast())
         var seen: [Int] = []
-        while let frame = try live.next() {
+        var frame = SourcedFrame.empty
+        var memory = Set<UnsafeRawPointer>()
+        while try live.next(into: &frame) {
             seen.append(frame.index)
+            #expect(frame.frame.bytes[0] == UInt8(frame.index % 256), "the frame's own pixels")
+            frame.frame.bytes.withUnsafeBytes { _ = memory.insert($0.baseAddress!) }
             usleep(2000) // slower than the source
         }
         #expect(seen == seen.sorted() && Set(seen).count == seen.count)
         #expect(seen.count + live.dropped == 200)
         #expect(live.dropped > 100, "most frames were skipped rather than queued")
+        #expect(memory.count <= 3, "the frames swap three buffers, never copied: \(memory.count) seen")
+    }
+
+    /// A source read into one kept frame reuses its memory while the size stays.
+    @Test func sourcesReadIntoTheSameMemory() throws {
+        var images = ImageFileSource(files: [Fixtures.url("aruco-original-photos/single/image-test.png"),
+                                             Fixtures.url("aruco-original-photos/single/image-test.png")])
+        var frame = SourcedFrame.empty
+        #expect(try images.next(into: &frame))
+        let first = frame.frame.bytes.withUnsafeBytes { $0.baseAddress }
+        #expect(try images.next(into: &frame))
+        #expect(frame.frame.bytes.withUnsafeBytes { $0.baseAddress } == first)
+        let fresh = try Frame(contentsOf: Fixtures.url("aruco-original-photos/single/image-test.png"))
+        #expect(frame.frame.width == fresh.width && frame.frame.stride == fresh.stride && frame.frame.bytes == fresh.bytes)
+        #expect(try !images.next(into: &frame))
+
+        let video = try VideoFileSource(url: Fixtures.url("aruco-original-photos/single/video.avi"))
+        #expect(try video.next(into: &frame))
+        let start = frame.frame.bytes.withUnsafeBytes { $0.baseAddress }
+        for _ in 0..<5 { #expect(try video.next(into: &frame)) }
+        #expect(frame.frame.bytes.withUnsafeBytes { $0.baseAddress } == start && frame.index == 5)
     }
 }

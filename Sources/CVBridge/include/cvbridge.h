@@ -29,7 +29,8 @@ enum {
 /* The message of the last failure on this thread ("" if none). Valid until the next call. */
 const char *cvb_last_error(void);
 
-/* An 8-bit image owned by the bridge; release with cvb_image_release. */
+/* An 8-bit image: owned by the caller and released with cvb_image_release when a function says so,
+ * else a view of memory the bridge keeps (valid until the call named). */
 typedef struct cvb_image {
     int32_t width;
     int32_t height;
@@ -38,8 +39,6 @@ typedef struct cvb_image {
     uint8_t *data;
 } cvb_image;
 
-/* Reads an image file (any codec OpenCV's imgcodecs knows) as 8-bit gray. */
-int32_t cvb_image_read_gray(const char *path, cvb_image *out);
 void cvb_image_release(cvb_image *image);
 
 /* DICT_ARUCO_ORIGINAL as OpenCV defines it. */
@@ -161,7 +160,9 @@ void cvb_storage_close(cvb_storage *storage);
 
 /* ---- Images ---------------------------------------------------------------------------------- */
 
-/* Reads an image file as 8-bit gray (channels 1) or BGR (channels 3). The PNG, JPEG or BMP header is
+/* Reads an image file (any codec OpenCV's imgcodecs knows) as 8-bit gray (channels 1) or BGR (channels 3)
+ * into memory the calling thread keeps: `out` views it until the thread's next cvb_image_read or
+ * cvb_image_decode (not released; the file is read into the same memory while sizes repeat). The PNG, JPEG or BMP header is
  * read first: a size beyond CVB_MAX_IMAGE_PIXELS gives CVB_ERR_TOO_LARGE without decoding. The
  * codecs' own warnings (libpng, libjpeg) do not reach stderr; failures come back as one message. */
 int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out);
@@ -170,7 +171,7 @@ int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out);
 int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
                          const char *extension, cvb_image *out);
 /* Decodes an encoded image (JPEG, PNG, ... as a camera's MJPEG frame) held in memory into gray (1) or
- * BGR (3). */
+ * BGR (3), into the same kept memory as cvb_image_read (`out` is a view, not released). */
 int32_t cvb_image_decode(const uint8_t *bytes, int32_t count, int32_t channels, cvb_image *out);
 /* Converts packed YUYV (4:2:2) to BGR as cv::cvtColor(COLOR_YUV2BGR_YUYV) does; `bgr` holds width*height*3. */
 int32_t cvb_yuyv_to_bgr(const uint8_t *yuyv, int32_t width, int32_t height, int32_t stride, uint8_t *bgr);
@@ -245,8 +246,8 @@ int32_t cvb_solve_pnp_square_opencv(const double *image_corners, double side, co
 typedef struct cvb_video cvb_video;
 /* Opens a video file with OpenCV's videoio. */
 int32_t cvb_video_open(const char *path, cvb_video **out);
-/* Reads the next frame as BGR (channels 3) into `out` (released with cvb_image_release). Returns 1 for a
- * frame, 0 at the end. */
+/* Decodes the next frame as BGR (channels 3) into memory the video keeps: `out` views it until the next
+ * read (not released; FFmpeg's own packets are still allocated inside). Returns 1 for a frame, 0 at the end. */
 int32_t cvb_video_read(cvb_video *video, cvb_image *out);
 double cvb_video_fps(cvb_video *video);
 void cvb_video_close(cvb_video *video);

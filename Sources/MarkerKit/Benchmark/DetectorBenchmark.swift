@@ -106,7 +106,8 @@ public struct DetectorBenchmark {
             progress("video")
             let source = try VideoFileSource(url: video)
             var images: [GrayImage] = []
-            while let frame = try source.next(), images.count < (quick ? 30 : 145) { images.append(try Grayscale.image(from: frame.frame)) }
+            var frame = SourcedFrame.empty
+            while images.count < (quick ? 30 : 145), try source.next(into: &frame) { images.append(try Grayscale.image(from: frame.frame)) }
             report.markerCases.append(try measure(name: "\(video.lastPathComponent) (\(images.count) frames)", images: images, truths: nil))
         }
         if includeChessboards {

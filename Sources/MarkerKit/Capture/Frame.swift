@@ -15,12 +15,15 @@ public struct Frame: Sendable {
         }
     }
 
-    public let width: Int
-    public let height: Int
+    public private(set) var width: Int
+    public private(set) var height: Int
     /// Bytes per row (at least width x channels).
-    public let stride: Int
-    public let format: PixelFormat
+    public private(set) var stride: Int
+    public private(set) var format: PixelFormat
     public var bytes: [UInt8]
+
+    /// No picture yet: a frame for a source to read into.
+    public static let empty = Frame(width: 0, height: 0, stride: 0, format: .gray8, bytes: [])
 
     public init(width: Int, height: Int, stride: Int, format: PixelFormat, bytes: [UInt8]) {
         precondition(stride >= width * format.channels && bytes.count >= stride * height, "frame buffer too small")
@@ -33,25 +36,46 @@ public struct Frame: Sendable {
 
     /// Reads an image file as gray or BGR through OpenCV's imgcodecs.
     public init(contentsOf url: URL, format: PixelFormat = .bgr8) throws {
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw MarkerKitError.missingInput("cannot read image '\(url.path)': no such file")
-        }
-        precondition(format != .bgra8, "images are read as gray or BGR")
-        var image = cvb_image()
-        let status = cvb_image_read(url.path, Int32(format.channels), &image)
-        defer { cvb_image_release(&image) }
-        guard status >= 0 else {
-            let reason = Int(status) == CVB_ERR_TOO_LARGE ? String(cString: cvb_last_error()) : "not a readable image or corrupt"
-            throw MarkerKitError.badInput("cannot read image '\(url.path)': \(reason)")
-        }
-        self.init(bridged: image, format: format)
+        self = .empty
+        try read(path: url.path.utf8CString, format: format)
     }
 
-    /// Copies an image the bridge allocated.
-    init(bridged image: cvb_image, format: PixelFormat) {
-        let count = Int(image.stride) * Int(image.height)
-        self.init(width: Int(image.width), height: Int(image.height), stride: Int(image.stride), format: format,
-                  bytes: Array(UnsafeBufferPointer(start: image.data, count: count)))
+    /// Gives the frame this size and layout (rows packed), keeping its memory when the byte count is
+    /// the same: a frame read into again and again allocates once. The pixels are left as they were.
+    public mutating func reshape(width: Int, height: Int, format: PixelFormat) {
+        self.width = width
+        self.height = height
+        self.format = format
+        stride = width * format.channels
+        if bytes.count != stride * height { bytes = [UInt8](repeating: 0, count: stride * height) }
+    }
+
+    /// The image file at `path` (a C string, made once by a source that reads many) into this frame,
+    /// its memory reused when the size repeats.
+    mutating func read(path: ContiguousArray<CChar>, format: PixelFormat) throws {
+        precondition(format != .bgra8, "images are read as gray or BGR")
+        var image = cvb_image()
+        let status = path.withUnsafeBufferPointer { cvb_image_read($0.baseAddress, Int32(format.channels), &image) }
+        guard status >= 0 else {
+            let path = path.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            if !FileManager.default.fileExists(atPath: path) {
+                throw MarkerKitError.missingInput("cannot read image '\(path)': no such file")
+            }
+            let reason = Int(status) == CVB_ERR_TOO_LARGE ? String(cString: cvb_last_error()) : "not a readable image or corrupt"
+            throw MarkerKitError.badInput("cannot read image '\(path)': \(reason)")
+        }
+        copy(bridged: image, format: format)
+    }
+
+    /// Copies a picture the bridge holds (a view of its memory) into this frame.
+    mutating func copy(bridged image: cvb_image, format: PixelFormat) {
+        reshape(width: Int(image.width), height: Int(image.height), format: format)
+        let row = stride, source = Int(image.stride)
+        bytes.withUnsafeMutableBytes { target in
+            for y in 0..<height {
+                (target.baseAddress! + y * row).copyMemory(from: image.data + y * source, byteCount: row)
+            }
+        }
     }
 
     /// Encodes the frame as PNG or JPEG (by `fileExtension`) with OpenCV's imgcodecs.

@@ -41,18 +41,27 @@ public struct FrameTransform: Sendable, Equatable {
 
     public func apply(_ frame: Frame) -> Frame {
         guard !isIdentity else { return frame }
+        var out = Frame.empty
+        apply(frame, into: &out)
+        return out
+    }
+
+    /// The transformed frame into `out`, whose memory is reused while the size stays.
+    public func apply(_ frame: Frame, into out: inout Frame) {
         let c = frame.format.channels
         let (w, h) = (frame.width, frame.height)
         let (ow, oh) = quarterTurns % 2 == 0 ? (w, h) : (h, w)
-        var out = [UInt8](repeating: 0, count: ow * oh * c)
-        for y in 0..<h {
-            for x in 0..<w {
-                let p = forward(Point2(x: Double(x), y: Double(y)), width: w, height: h)
-                let target = (Int(p.y) * ow + Int(p.x)) * c
-                let source = y * frame.stride + x * c
-                for k in 0..<c { out[target + k] = frame.bytes[source + k] }
+        out.reshape(width: ow, height: oh, format: frame.format)
+        out.bytes.withUnsafeMutableBufferPointer { target in
+            frame.bytes.withUnsafeBufferPointer { source in
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let p = forward(Point2(x: Double(x), y: Double(y)), width: w, height: h)
+                        let to = (Int(p.y) * ow + Int(p.x)) * c, from = y * frame.stride + x * c
+                        for k in 0..<c { target[to + k] = source[from + k] }
+                    }
+                }
             }
         }
-        return Frame(width: ow, height: oh, stride: ow * c, format: frame.format, bytes: out)
     }
 }

@@ -2,10 +2,14 @@ import Foundation
 
 /// Never lags: a background thread reads a live source as fast as it delivers and keeps only the newest
 /// frame; the consumer always gets the latest one, and every frame it never saw is counted as dropped.
+/// Three frames circulate (the one being read, the newest, the one being used) and are swapped, never
+/// copied: a stream of one size allocates nothing after its first frames.
 public final class LiveFrames: @unchecked Sendable {
     private var source: FrameSource
     private let lock = NSCondition()
-    private var latest: SourcedFrame?
+    /// The newest frame, when `fresh`; otherwise a spare for the reader to swap with.
+    private var newest = SourcedFrame.empty
+    private var fresh = false
     private var failure: Error?
     private var finished = false
     private var stopping = false
@@ -20,20 +24,25 @@ public final class LiveFrames: @unchecked Sendable {
     }
 
     private func pump() {
+        var reading = SourcedFrame.empty
         while true {
             lock.lock()
             let stop = stopping
             lock.unlock()
             if stop { break }
             do {
-                let frame = try source.next()
+                let got = try source.next(into: &reading)
                 lock.lock()
-                if frame == nil { finished = true }
-                if latest != nil, frame != nil { dropped += 1 }
-                if let frame { latest = frame }
+                if got {
+                    if fresh { dropped += 1 }
+                    swap(&newest, &reading)
+                    fresh = true
+                } else {
+                    finished = true
+                }
                 lock.broadcast()
                 lock.unlock()
-                if frame == nil { break }
+                if !got { break }
             } catch {
                 lock.lock()
                 failure = error
@@ -45,18 +54,26 @@ public final class LiveFrames: @unchecked Sendable {
         }
     }
 
-    /// The newest frame not yet delivered; waits for one. nil at the end of the source.
-    public func next() throws -> SourcedFrame? {
+    /// The newest frame not yet delivered, swapped into `frame` (whose old memory goes back to the
+    /// reader); waits for one. False at the end of the source.
+    public func next(into frame: inout SourcedFrame) throws -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        while latest == nil && !finished { lock.wait() }
-        if let frame = latest {
-            latest = nil
+        while !fresh && !finished { lock.wait() }
+        if fresh {
+            swap(&frame, &newest)
+            fresh = false
             delivered += 1
-            return frame
+            return true
         }
         if let failure { throw failure }
-        return nil
+        return false
+    }
+
+    /// The newest frame in memory of its own, or nil at the end.
+    public func next() throws -> SourcedFrame? {
+        var frame = SourcedFrame.empty
+        return try next(into: &frame) ? frame : nil
     }
 
     public func stop() {

@@ -10,36 +10,49 @@ public enum PixelConversion {
     /// Converts one buffer; `color` asks for BGR, else gray.
     public static func frame(from bytes: UnsafeRawBufferPointer, format: CameraFormat, width: Int, height: Int,
                              bytesPerLine: Int, color: Bool) throws -> Frame {
+        var frame = Frame.empty
+        try convert(bytes, format: format, width: width, height: height, bytesPerLine: bytesPerLine, color: color, into: &frame)
+        return frame
+    }
+
+    /// The same into `frame`, whose memory is reused while the size stays: a camera's stream converted
+    /// into kept frames allocates nothing (MJPEG: but for the JPEG decoder's own state).
+    public static func convert(_ bytes: UnsafeRawBufferPointer, format: CameraFormat, width: Int, height: Int,
+                               bytesPerLine: Int, color: Bool, into frame: inout Frame) throws {
+        let input = bytes.bindMemory(to: UInt8.self)
         switch format {
         case .grey:
             guard bytesPerLine >= width, bytes.count >= bytesPerLine * (height - 1) + width else { throw truncated(format) }
-            var gray = [UInt8](repeating: 0, count: width * height)
-            for y in 0..<height {
-                for x in 0..<width { gray[y * width + x] = bytes[y * bytesPerLine + x] }
+            frame.reshape(width: width, height: height, format: color ? .bgr8 : .gray8)
+            let channels = color ? 3 : 1
+            frame.bytes.withUnsafeMutableBufferPointer { out in
+                for y in 0..<height {
+                    for x in 0..<width {
+                        let value = input[y * bytesPerLine + x]
+                        for k in 0..<channels { out[(y * width + x) * channels + k] = value }
+                    }
+                }
             }
-            guard color else { return Frame(width: width, height: height, stride: width, format: .gray8, bytes: gray) }
-            return Frame(width: width, height: height, stride: 3 * width, format: .bgr8, bytes: gray.flatMap { [$0, $0, $0] })
         case .yuyv:
             guard width % 2 == 0, bytesPerLine >= 2 * width, bytes.count >= bytesPerLine * (height - 1) + 2 * width else { throw truncated(format) }
+            frame.reshape(width: width, height: height, format: color ? .bgr8 : .gray8)
             if !color {
-                var gray = [UInt8](repeating: 0, count: width * height)
-                for y in 0..<height {
-                    for x in 0..<width { gray[y * width + x] = bytes[y * bytesPerLine + 2 * x] }
+                frame.bytes.withUnsafeMutableBufferPointer { out in
+                    for y in 0..<height {
+                        for x in 0..<width { out[y * width + x] = input[y * bytesPerLine + 2 * x] }
+                    }
                 }
-                return Frame(width: width, height: height, stride: width, format: .gray8, bytes: gray)
+                return
             }
-            var bgr = [UInt8](repeating: 0, count: 3 * width * height)
-            let status = bgr.withUnsafeMutableBufferPointer {
-                cvb_yuyv_to_bgr(bytes.bindMemory(to: UInt8.self).baseAddress, Int32(width), Int32(height), Int32(bytesPerLine), $0.baseAddress)
+            let status = frame.bytes.withUnsafeMutableBufferPointer {
+                cvb_yuyv_to_bgr(input.baseAddress, Int32(width), Int32(height), Int32(bytesPerLine), $0.baseAddress)
             }
             guard status >= 0 else { throw MarkerKitError.badInput("YUYV frame: \(String(cString: cvb_last_error()))") }
-            return Frame(width: width, height: height, stride: 3 * width, format: .bgr8, bytes: bgr)
         case .mjpeg:
             var image = cvb_image()
-            let status = cvb_image_decode(bytes.bindMemory(to: UInt8.self).baseAddress, Int32(bytes.count), color ? 3 : 1, &image)
-            defer { cvb_image_release(&image) }
+            let status = cvb_image_decode(input.baseAddress, Int32(bytes.count), color ? 3 : 1, &image)
             guard status >= 0 else { throw MarkerKitError.badInput("MJPEG frame does not decode: \(String(cString: cvb_last_error()))") }
-            return Frame(bridged: image, format: color ? .bgr8 : .gray8)
+            frame.copy(bridged: image, format: color ? .bgr8 : .gray8)
         }
     }
 

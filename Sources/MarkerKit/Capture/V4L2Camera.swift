@@ -124,26 +124,29 @@ public final class V4L2Camera: FrameSource {
         throw MarkerKitError.badInput("camera '\(path)' offers none of YUYV, MJPEG, GREY (it offers \(names.isEmpty ? "nothing" : names))")
     }
 
-    public func next() throws -> SourcedFrame? {
-        let ready = cv4l2_wait(fd, 2000)
-        guard ready > 0 else {
-            throw MarkerKitError.badInput(ready == 0 ? "camera '\(path)' sent no frame for 2 s" : "camera '\(path)' failed: \(String(cString: strerror(errno)))")
-        }
+    public func next(into sourced: inout SourcedFrame) throws -> Bool {
         var buffer = v4l2_buffer()
-        buffer.type = cv4l2_buf_type_capture()
-        buffer.memory = cv4l2_memory_mmap()
-        guard cv4l2_dequeue_buffer(fd, &buffer) == 0 else {
-            if errno == EAGAIN { return try next() }
-            throw Self.ioctlError("read a frame from", path, errno)
+        while true {
+            let ready = cv4l2_wait(fd, 2000)
+            guard ready > 0 else {
+                throw MarkerKitError.badInput(ready == 0 ? "camera '\(path)' sent no frame for 2 s" : "camera '\(path)' failed: \(String(cString: strerror(errno)))")
+            }
+            buffer = v4l2_buffer()
+            buffer.type = cv4l2_buf_type_capture()
+            buffer.memory = cv4l2_memory_mmap()
+            if cv4l2_dequeue_buffer(fd, &buffer) == 0 { break }
+            guard errno == EAGAIN else { throw Self.ioctlError("read a frame from", path, errno) }
         }
         defer { _ = cv4l2_queue_buffer(fd, &buffer) }
         let b = buffers[Int(buffer.index)]
-        let frame = try PixelConversion.frame(from: UnsafeRawBufferPointer(start: b.start, count: Int(buffer.bytesused)), format: format,
-                                              width: width, height: height, bytesPerLine: bytesPerLine, color: color)
+        try PixelConversion.convert(UnsafeRawBufferPointer(start: b.start, count: Int(buffer.bytesused)), format: format,
+                                    width: width, height: height, bytesPerLine: bytesPerLine, color: color, into: &sourced.frame)
         defer { index += 1 }
         let elapsed = ContinuousClock.now - started
-        return SourcedFrame(source: path, index: index, frame: frame,
-                            time: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+        sourced.source = path
+        sourced.index = index
+        sourced.time = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        return true
     }
 
     static func ioctlError(_ what: String, _ path: String, _ code: Int32) -> MarkerKitError {

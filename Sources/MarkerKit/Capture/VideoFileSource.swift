@@ -6,9 +6,13 @@ public final class VideoFileSource: FrameSource {
     public let url: URL
     private var video: OpaquePointer?
     private var index = 0
+    /// The name frames report and the stated frame rate, taken once.
+    private let source: String
+    private let fps: Double
 
     public init(url: URL) throws {
         self.url = url
+        source = url.relativePath
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw MarkerKitError.missingInput("cannot read video '\(url.path)': no such file")
         }
@@ -17,6 +21,7 @@ public final class VideoFileSource: FrameSource {
             throw MarkerKitError.badInput("cannot read video '\(url.path)': not a video OpenCV can decode")
         }
         video = handle
+        fps = cvb_video_fps(handle)
     }
 
     deinit { cvb_video_close(video) }
@@ -24,18 +29,20 @@ public final class VideoFileSource: FrameSource {
     public var name: String { url.path }
 
     /// Frames per second as the file states it (0 when it does not).
-    public var framesPerSecond: Double { cvb_video_fps(video) }
+    public var framesPerSecond: Double { fps }
 
-    public func next() throws -> SourcedFrame? {
+    public func next(into sourced: inout SourcedFrame) throws -> Bool {
         var image = cvb_image()
         let status = cvb_video_read(video, &image)
-        defer { cvb_image_release(&image) }
         guard status >= 0 else {
             throw MarkerKitError.badInput("video '\(url.path)' frame \(index): \(String(cString: cvb_last_error()))")
         }
-        guard status == 1 else { return nil }
+        guard status == 1 else { return false }
         defer { index += 1 }
-        let fps = framesPerSecond > 0 ? framesPerSecond : 25
-        return SourcedFrame(source: url.relativePath, index: index, frame: Frame(bridged: image, format: .bgr8), time: Double(index) / fps)
+        sourced.frame.copy(bridged: image, format: .bgr8)
+        sourced.source = source
+        sourced.index = index
+        sourced.time = Double(index) / (fps > 0 ? fps : 25)
+        return true
     }
 }

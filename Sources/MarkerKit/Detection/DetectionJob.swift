@@ -54,7 +54,8 @@ public struct DetectionJob {
             var writer: VideoFileWriter?
             var frames = 0, detections = 0
             var ids = Set<Int>()
-            while let sourced = try source.next() {
+            var sourced = SourcedFrame.empty
+            while try source.next(into: &sourced) {
                 var frame = sourced.frame
                 let result = try process(sourced, annotating: &frame)
                 try onFrame(result)

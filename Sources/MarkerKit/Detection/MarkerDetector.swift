@@ -33,11 +33,26 @@ public struct MarkerDetector: Sendable {
 
     /// The same with the buffers of `workspace`, for a stream of frames.
     public func detect(in frame: Frame, workspace: DetectorWorkspace, timings: inout StageTimings?) throws -> [MarkerDetection] {
-        try measure("grayscale", &timings) { try Grayscale.convert(frame, into: &workspace.gray) }
-        return try detect(in: workspace.gray, workspace: workspace, timings: &timings)
+        var markers: [MarkerDetection] = []
+        try detect(in: frame, workspace: workspace, timings: &timings, into: &markers)
+        return markers
     }
 
     public func detect(in image: GrayImage, workspace: DetectorWorkspace, timings: inout StageTimings?) throws -> [MarkerDetection] {
+        var markers: [MarkerDetection] = []
+        try detect(in: image, workspace: workspace, timings: &timings, into: &markers)
+        return markers
+    }
+
+    /// The markers, sorted by ID, into `markers` (emptied first, its memory kept): with a workspace and an
+    /// array kept from frame to frame, a stream of frames of one size allocates nothing after its first.
+    public func detect(in frame: Frame, workspace: DetectorWorkspace, timings: inout StageTimings?, into markers: inout [MarkerDetection]) throws {
+        try measure("grayscale", &timings) { try Grayscale.convert(frame, into: &workspace.gray) }
+        try detect(in: workspace.gray, workspace: workspace, timings: &timings, into: &markers)
+    }
+
+    public func detect(in image: GrayImage, workspace: DetectorWorkspace, timings: inout StageTimings?, into markers: inout [MarkerDetection]) throws {
+        markers.removeAll(keepingCapacity: true)
         let p = parameters
         let longSide = max(image.width, image.height)
         let factor = p.maxSearchSide > 0 ? min(longSide / p.maxSearchSide, p.maxSearchFactor) : 1
@@ -69,8 +84,6 @@ public struct MarkerDetector: Sendable {
         }
         let outset = p.contourOutset * (reduce ? Double(factor) : 1)
         if outset != 0 { for i in quads.indices { quads[i] = quads[i].outset(by: outset) } }
-        var markers: [MarkerDetection] = []
-        markers.reserveCapacity(quads.count)
         for quad in quads {
             guard let first = try read(quad, in: image, workspace: workspace, timings: &timings),
                   Double(first.borderErrors) <= p.maxBorderErrorRate * 24 else { continue }
@@ -99,9 +112,9 @@ public struct MarkerDetector: Sendable {
                 markers.append(MarkerDetection(id: early.id, quad: Quad(refined[turn], refined[(turn + 1) % 4], refined[(turn + 2) % 4], refined[(turn + 3) % 4])))
             }
         }
-        markers = Self.removeDuplicateIDs(markers)
+        Self.removeDuplicateIDs(&markers)
+        Self.insertionSort(&markers) { $0.id < $1.id }
         timings?.countFrame()
-        return markers.sorted { $0.id < $1.id }
     }
 
     /// The frame shrunk by a whole factor (area averaging) into `reduced`.
@@ -130,16 +143,34 @@ public struct MarkerDetector: Sendable {
 
     /// Markers do not nest: a code read inside a larger marker (the same marker's inner border edge, or a
     /// part of its code that happens to form a valid code) is dropped, whatever its ID.
-    static func removeDuplicateIDs(_ markers: [MarkerDetection]) -> [MarkerDetection] {
-        var kept: [MarkerDetection] = []
-        kept.reserveCapacity(markers.count)
-        for marker in markers.sorted(by: { $0.meanSide > $1.meanSide }) {
-            let center = marker.center
-            if !kept.contains(where: { SceneGeometry.contains($0.quad, center) }) {
-                kept.append(marker)
+    /// In place: the kept markers, largest first.
+    static func removeDuplicateIDs(_ markers: inout [MarkerDetection]) {
+        insertionSort(&markers) { $0.meanSide > $1.meanSide }
+        var kept = 0
+        for index in markers.indices {
+            let marker = markers[index], center = marker.center
+            if !markers[0..<kept].contains(where: { SceneGeometry.contains($0.quad, center) }) {
+                markers[kept] = marker
+                kept += 1
             }
         }
-        return kept
+        markers.removeLast(markers.count - kept)
+    }
+
+    /// A stable sort in place that needs no buffer (the standard sort may take one from the heap); the
+    /// marker lists of a frame are short.
+    static func insertionSort(_ markers: inout [MarkerDetection], by before: (MarkerDetection, MarkerDetection) -> Bool) {
+        var i = 1
+        while i < markers.count {
+            let marker = markers[i]
+            var j = i
+            while j > 0, before(marker, markers[j - 1]) {
+                markers[j] = markers[j - 1]
+                j -= 1
+            }
+            markers[j] = marker
+            i += 1
+        }
     }
 
     private func measure<T>(_ stage: String, _ timings: inout StageTimings?, _ body: () throws -> T) rethrows -> T {

@@ -8,6 +8,11 @@ public struct MarkerFrameAnalyzer {
     public var timings: StageTimings?
     /// The detector's buffers, reused frame after frame.
     private let workspace = DetectorWorkspace()
+    /// The turned frame, the markers found and the markers reported, reused frame after frame (the
+    /// reported list is handed out in the result: once the caller lets go of it, the next frame refills it).
+    private var turned = Frame.empty
+    private var found: [MarkerDetection] = []
+    private var reported: [DetectionReport.Marker] = []
 
     public init(poseEstimator: MarkerPoseEstimator? = nil, transform: FrameTransform? = nil, collectTimings: Bool = false) {
         self.poseEstimator = poseEstimator
@@ -18,25 +23,32 @@ public struct MarkerFrameAnalyzer {
     /// The result, and the annotated frame (as displayed) when `annotate` is set.
     public mutating func analyze(_ sourced: SourcedFrame, annotate: Bool) throws -> (DetectionReport.FrameResult, Frame?) {
         let sensor = sourced.frame
-        let shown = transform.map { $0.apply(sensor) } ?? sensor
-        let found = try detector.detect(in: shown, workspace: workspace, timings: &timings)
-        let markers = found.map { marker in
-            guard let transform, !transform.isIdentity else { return marker }
-            return MarkerDetection(id: marker.id, corners: marker.corners.map { transform.toSensor($0, width: sensor.width, height: sensor.height) })
+        let turn = transform.flatMap { $0.isIdentity ? nil : $0 }
+        if let turn {
+            turn.apply(sensor, into: &turned)
+            try detector.detect(in: turned, workspace: workspace, timings: &timings, into: &found)
+            for i in found.indices {
+                found[i] = MarkerDetection(id: found[i].id, quad: found[i].quad.map { turn.toSensor($0, width: sensor.width, height: sensor.height) })
+            }
+        } else {
+            try detector.detect(in: sensor, workspace: workspace, timings: &timings, into: &found)
         }
-        var poses: [Int: MarkerPose] = [:]
-        if let estimator = poseEstimator {
-            for (index, marker) in markers.enumerated() { poses[index] = try estimator.pose(of: marker) }
+        reported.removeAll(keepingCapacity: true)
+        for marker in found {
+            reported.append(DetectionReport.Marker(marker, pose: try poseEstimator?.pose(of: marker)))
         }
         var annotated: Frame?
         if annotate {
             var picture = sensor.format == .bgr8 ? sensor : try Self.bgr(sensor)
-            try MarkerAnnotator(poseEstimator: poseEstimator).annotate(&picture, markers: markers, poses: poses)
-            annotated = transform.map { $0.apply(picture) } ?? picture
+            var poses: [Int: MarkerPose] = [:]
+            for (index, marker) in reported.enumerated() {
+                if let pose = marker.pose { poses[index] = MarkerPose(rotation: pose.rotation, translation: pose.translation) }
+            }
+            try MarkerAnnotator(poseEstimator: poseEstimator).annotate(&picture, markers: found, poses: poses)
+            annotated = turn.map { $0.apply(picture) } ?? picture
         }
-        let result = DetectionReport.FrameResult(
-            source: sourced.source, index: sourced.index, width: sensor.width, height: sensor.height,
-            markers: markers.enumerated().map { DetectionReport.Marker($0.element, pose: poses[$0.offset]) })
+        let result = DetectionReport.FrameResult(source: sourced.source, index: sourced.index, width: sensor.width, height: sensor.height,
+                                                 markers: reported)
         return (result, annotated)
     }
 
