@@ -13,10 +13,14 @@ demo:
 	$(SWIFT) build
 	scripts/demo $(BIN) demo-output
 
+# The suite, then the allocation check: track from a (fake) camera allocates nothing per frame; only an
+# optimised build can show that, so it builds one.
 test:
 	scripts/install-deps --test
 	$(SWIFT) build
 	$(SWIFT) test
+	$(SWIFT) build -c release
+	scripts/allocations-per-frame --check
 
 # Speed against OpenCV in the same run (release build). `make bench-quick` finishes in about a minute.
 bench:

@@ -28,11 +28,12 @@ struct CLI {
         return process
     }
 
-    static func run(_ arguments: [String], in directory: URL, executable: String? = nil) throws -> Result {
+    static func run(_ arguments: [String], in directory: URL, executable: String? = nil, environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? binary
         process.arguments = arguments
         process.currentDirectoryURL = directory
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

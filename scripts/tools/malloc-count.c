@@ -1,6 +1,6 @@
 // Counts a process's heap allocations (malloc, calloc, realloc, posix_memalign, aligned_alloc,
 // memalign) and the bytes they ask for (LD_PRELOAD); prints both at exit. Used by
-// scripts/allocations-per-frame. OpenCV allocates its matrices with posix_memalign, Swift with malloc.
+// scripts/allocations-per-frame (see malloc_count_now). OpenCV allocates its matrices with posix_memalign, Swift with malloc.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -75,5 +75,11 @@ void free(void *p) {
     if ((char *)p >= early && (char *)p < early + sizeof early) return; // from the static buffer above
     if (!real_free) real_free = dlsym(RTLD_NEXT, "free");
     real_free(p);
+}
+// The counts so far, for a cooperating library in the same process (the fake camera reports them at
+// chosen frames, so that a steady state can be measured without start-up and shut-down).
+long malloc_count_now(long *bytes_so_far) {
+    if (bytes_so_far) *bytes_so_far = bytes;
+    return count;
 }
 __attribute__((destructor)) static void report(void) { fprintf(stderr, "mallocs: %ld %ld\n", (long)count, (long)bytes); }

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import MarkerKit
+
+/// `track` and `capture` on a camera, through their real V4L2 code (libv4l2 calls, memory-mapped buffers,
+/// dequeue and queue, pixel conversion, newest-frame hand-over), with the fake camera of
+/// scripts/tools/fake-v4l2-camera.c standing in for the webcam these machines lack.
+@Suite(.serialized) struct FakeCameraTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let single = root.appendingPathComponent("Tests/Fixtures/aruco-original-photos/single")
+    static let device = "/dev/video-markerkit-fake"
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// The fake camera, compiled once per test run with the toolchain's C compiler.
+    static let library: Result<URL, Error> = Result {
+        let directory = try makeDirectory()
+        let output = directory.appendingPathComponent("fake-v4l2-camera.so")
+        let compilers = ["clang", "cc", "gcc"].compactMap { name in
+            (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/\(name)" }
+                .first { FileManager.default.isExecutableFile(atPath: $0) }
+        }
+        guard let compiler = compilers.first else { throw Failure("no C compiler on PATH (the Swift toolchain has clang)") }
+        let build = Process()
+        build.executableURL = URL(fileURLWithPath: compiler)
+        build.arguments = ["-shared", "-fPIC", "-O2", "-o", output.path,
+                           root.appendingPathComponent("scripts/tools/fake-v4l2-camera.c").path, "-ldl", "-lpng"]
+        try build.run()
+        build.waitUntilExit()
+        guard build.terminationStatus == 0 else { throw Failure("the fake camera did not compile with \(compiler)") }
+        return output
+    }
+
+    /// The photo as gray PNG: what the camera shows, and what `detect` reads for comparison.
+    static func grayPhoto(in dir: URL) throws -> URL {
+        let url = dir.appendingPathComponent("scene.png")
+        let gray = try Frame(contentsOf: single.appendingPathComponent("image-test.png"), format: .gray8)
+        try gray.encoded(as: "png").write(to: url)
+        return url
+    }
+
+    static func environment(image: URL, format: String, frames: Int, fps: Int = 20) throws -> [String: String] {
+        ["LD_PRELOAD": try library.get().path, "MARKERKIT_FAKE_CAMERA": device, "MARKERKIT_FAKE_CAMERA_IMAGE": image.path,
+         "MARKERKIT_FAKE_CAMERA_FORMAT": format, "MARKERKIT_FAKE_CAMERA_FRAMES": String(frames), "MARKERKIT_FAKE_CAMERA_FPS": String(fps)]
+    }
+
+    /// Every frame `track` reports from the camera holds what `detect` finds in the same picture: the same
+    /// markers, corners and poses, numbered in stream order, until the Ctrl-C the camera sends after 12 frames.
+    @Test(arguments: ["YUYV", "GREY"])
+    func trackReportsWhatDetectFindsInTheSamePicture(format: String) throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let photo = try Self.grayPhoto(in: dir), calibration = Self.single.appendingPathComponent("intrinsics.yml").path
+        let track = try CLI.run(["track", "--device", Self.device, "--calibration", calibration, "--marker-size", "5cm", "--jsonl", "track.jsonl"],
+                                in: dir, environment: try Self.environment(image: photo, format: format, frames: 12))
+        #expect(track.status == 0, "\(track.stderr)")
+        #expect(track.stdout.contains("(stopped by Ctrl-C)") && track.stdout.contains("IDs 101 601 701 801 901 1001"), "\(track.stdout)")
+        let detect = try CLI.run(["detect", photo.path, "--calibration", calibration, "--marker-size", "5cm", "--jsonl"], in: dir)
+        #expect(detect.status == 0)
+        let decoder = JSONDecoder()
+        let expected = try decoder.decode(DetectionReport.FrameResult.self, from: Data(detect.stdout.utf8))
+        #expect(expected.markers.count == 6)
+        let lines = try String(contentsOf: dir.appendingPathComponent("track.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect((10...12).contains(lines.count), "\(lines.count) frames of the 12 sent")
+        var last = -1
+        for line in lines {
+            let frame = try decoder.decode(DetectionReport.FrameResult.self, from: Data(line.utf8))
+            #expect(frame.source == Self.device && frame.width == 640 && frame.height == 480)
+            #expect(frame.index > last, "frames in stream order")
+            last = frame.index
+            #expect(frame.markers == expected.markers, "frame \(frame.index): the same markers, corners and poses as detect")
+        }
+    }
+
+    /// `capture` saves the camera's frames (GREY, so the saved pictures are the camera's bytes exactly).
+    @Test func captureSavesTheCamerasFrames() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let photo = try Self.grayPhoto(in: dir)
+        let capture = try CLI.run(["capture", "--device", Self.device, "--out", "shots", "--every", "0.1", "--count", "3"],
+                                  in: dir, environment: try Self.environment(image: photo, format: "GREY", frames: 0))
+        #expect(capture.status == 0, "\(capture.stderr)")
+        let saved = try files(in: dir.appendingPathComponent("shots")).filter { $0.hasSuffix(".png") }
+        #expect(saved.count == 3, "\(saved)")
+        let original = try Frame(contentsOf: photo, format: .gray8)
+        for name in saved {
+            let frame = try Frame(contentsOf: dir.appendingPathComponent("shots/\(name)"), format: .gray8)
+            #expect(frame.width == 640 && frame.height == 480 && frame.bytes == original.bytes, "\(name) is the camera's picture")
+        }
+    }
+
+    /// A camera that asks for a size it does not have is refused with the sizes it has, before streaming.
+    @Test func aSizeTheCameraLacksIsNamed() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let photo = try Self.grayPhoto(in: dir)
+        let result = try CLI.run(["track", "--device", Self.device, "--size", "1280x720", "--calibration",
+                                  Self.single.appendingPathComponent("intrinsics.yml").path, "--marker-size", "5cm"],
+                                 in: dir, environment: try Self.environment(image: photo, format: "YUYV", frames: 0))
+        #expect(result.status == 65 && result.stderrLines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("offers no 1280x720 in YUYV, MJPEG or GREY"), "\(result.stderr)")
+    }
+}
