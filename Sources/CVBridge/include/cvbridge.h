@@ -78,6 +78,10 @@ int32_t cvb_refine_corners(const uint8_t *gray, int32_t width, int32_t height, i
  * factor is whole (else bilinear); bilinear 1: always bilinear (a quick look, aliasing allowed). */
 int32_t cvb_resize_gray(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t out_width,
                         int32_t out_height, int32_t bilinear, uint8_t *out);
+/* The detector's reduction: `gray` shrunk by a whole `factor` into `out` (width/factor x height/factor,
+ * packed) by averaging each block, as cvb_resize_gray with bilinear 0 but without allocating (bilinear
+ * when the size is not a multiple of the factor). */
+int32_t cvb_reduce_gray(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t factor, uint8_t *out);
 
 /* ---- Calibration ------------------------------------------------------------------------------------ */
 
@@ -161,8 +165,9 @@ void cvb_storage_close(cvb_storage *storage);
 /* ---- Images ---------------------------------------------------------------------------------- */
 
 /* Reads an image file (any codec OpenCV's imgcodecs knows) as 8-bit gray (channels 1) or BGR (channels 3)
- * into memory the calling thread keeps: `out` views it until the thread's next cvb_image_read or
- * cvb_image_decode (not released; the file is read into the same memory while sizes repeat). The PNG, JPEG or BMP header is
+ * into memory the calling thread keeps: `out` views it until the thread's next cvb_image_read,
+ * cvb_image_decode or cvb_decoded_release (not released itself; the file is read into the same memory
+ * while sizes repeat). The PNG, JPEG or BMP header is
  * read first: a size beyond CVB_MAX_IMAGE_PIXELS gives CVB_ERR_TOO_LARGE without decoding. The
  * codecs' own warnings (libpng, libjpeg) do not reach stderr; failures come back as one message. */
 int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out);
@@ -173,6 +178,8 @@ int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, i
 /* Decodes an encoded image (JPEG, PNG, ... as a camera's MJPEG frame) held in memory into gray (1) or
  * BGR (3), into the same kept memory as cvb_image_read (`out` is a view, not released). */
 int32_t cvb_image_decode(const uint8_t *bytes, int32_t count, int32_t channels, cvb_image *out);
+/* Frees the picture the calling thread decoded last, once its view has been copied (a 4K frame is 25 MB). */
+void cvb_decoded_release(void);
 /* Converts packed YUYV (4:2:2) to BGR as cv::cvtColor(COLOR_YUV2BGR_YUYV) does; `bgr` holds width*height*3. */
 int32_t cvb_yuyv_to_bgr(const uint8_t *yuyv, int32_t width, int32_t height, int32_t stride, uint8_t *bgr);
 /* Sharpness: variance of the Laplacian of a gray image (higher is sharper). */

@@ -119,7 +119,13 @@ public struct MarkerDetector: Sendable {
 
     /// The frame shrunk by a whole factor (area averaging) into `reduced`.
     static func reduce(_ image: GrayImage, by factor: Int, into reduced: inout GrayImage) throws {
-        try GrayImage.resize(image, width: max(1, image.width / factor), height: max(1, image.height / factor), bilinear: false, into: &reduced)
+        GrayImage.reuse(&reduced, width: image.width / factor, height: image.height / factor)
+        let status = image.pixels.withUnsafeBufferPointer { source in
+            reduced.pixels.withUnsafeMutableBufferPointer {
+                cvb_reduce_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(factor), $0.baseAddress)
+            }
+        }
+        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
     }
 
     typealias Reading = CellSampler.Grid
