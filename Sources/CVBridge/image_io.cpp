@@ -129,6 +129,8 @@ extern "C" int32_t cvb_image_read(const char *path, int32_t channels, cvb_image 
     });
 }
 
+extern "C" void cvb_decoded_release(void) { decoding.image.release(); }
+
 extern "C" int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride,
                                     int32_t channels, const char *extension, cvb_image *out) {
     return cvb::guarded("encode image", [&]() -> int32_t {

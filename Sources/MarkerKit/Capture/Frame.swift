@@ -65,6 +65,7 @@ public struct Frame: Sendable {
             throw MarkerKitError.badInput("cannot read image '\(path)': \(reason)")
         }
         copy(bridged: image, format: format)
+        cvb_decoded_release()
     }
 
     /// Copies a picture the bridge holds (a view of its memory) into this frame.

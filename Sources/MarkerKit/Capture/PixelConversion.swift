@@ -53,6 +53,7 @@ public enum PixelConversion {
             let status = cvb_image_decode(input.baseAddress, Int32(bytes.count), color ? 3 : 1, &image)
             guard status >= 0 else { throw MarkerKitError.badInput("MJPEG frame does not decode: \(String(cString: cvb_last_error()))") }
             frame.copy(bridged: image, format: color ? .bgr8 : .gray8)
+            cvb_decoded_release()
         }
     }
 
