@@ -27,7 +27,7 @@ import Testing
         let build = Process()
         build.executableURL = URL(fileURLWithPath: compiler)
         build.arguments = ["-shared", "-fPIC", "-O2", "-o", output.path,
-                           root.appendingPathComponent("scripts/tools/fake-v4l2-camera.c").path, "-ldl", "-lpng"]
+                           root.appendingPathComponent("scripts/tools/fake-v4l2-camera.c").path, "-ldl", "-lpng", "-ljpeg"]
         try build.run()
         build.waitUntilExit()
         guard build.terminationStatus == 0 else { throw Failure("the fake camera did not compile with \(compiler)") }
@@ -72,6 +72,30 @@ import Testing
             #expect(frame.index > last, "frames in stream order")
             last = frame.index
             #expect(frame.markers == expected.markers, "frame \(frame.index): the same markers, corners and poses as detect")
+        }
+    }
+
+    /// An MJPEG camera (the picture JPEG-compressed, decoded by OpenCV): the same six markers, corners
+    /// within a tenth of a pixel of the lossless picture's.
+    @Test func trackReadsAnMJPEGCamera() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let photo = try Self.grayPhoto(in: dir), calibration = Self.single.appendingPathComponent("intrinsics.yml").path
+        let track = try CLI.run(["track", "--device", Self.device, "--calibration", calibration, "--marker-size", "5cm", "--jsonl", "track.jsonl"],
+                                in: dir, environment: try Self.environment(image: photo, format: "MJPG", frames: 6))
+        #expect(track.status == 0, "\(track.stderr)")
+        let detect = try CLI.run(["detect", photo.path, "--jsonl"], in: dir)
+        let decoder = JSONDecoder()
+        let lossless = try decoder.decode(DetectionReport.FrameResult.self, from: Data(detect.stdout.utf8)).markers
+        let lines = try String(contentsOf: dir.appendingPathComponent("track.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect((4...6).contains(lines.count))
+        for line in lines {
+            let markers = try decoder.decode(DetectionReport.FrameResult.self, from: Data(line.utf8)).markers
+            #expect(markers.map(\.id) == lossless.map(\.id))
+            for (found, truth) in zip(markers, lossless) {
+                let worst = (0..<4).map { found.quad[$0].distance(to: truth.quad[$0]) }.max()!
+                #expect(worst < 0.1, "ID \(found.id): corners \(worst) px from the lossless picture's")
+            }
         }
     }
 

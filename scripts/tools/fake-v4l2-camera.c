@@ -1,13 +1,13 @@
 // A V4L2 camera for machines without one (LD_PRELOAD): opening the path in MARKERKIT_FAKE_CAMERA gives a
 // device that answers the V4L2 ioctls MarkerKit makes (capabilities, formats, sizes, rates, format,
 // buffers, streaming) and streams memory-mapped frames at a steady rate, each the gray picture of a
-// PNG file, as YUYV (chroma neutral) or GREY. The rest of the process is untouched, so
+// PNG file, as YUYV (chroma neutral), GREY or MJPG. The rest of the process is untouched, so
 // `markerkit track` and `capture` run their real camera code: libv4l2 calls, dequeue/queue, pixel
 // conversion, newest-frame hand-over. Used by the tests and scripts/allocations-per-frame.
 //
 //   MARKERKIT_FAKE_CAMERA         device path to stand for, e.g. /dev/video-fake (required)
 //   MARKERKIT_FAKE_CAMERA_IMAGE   PNG of even width shown (as gray) in every frame (required)
-//   MARKERKIT_FAKE_CAMERA_FORMAT  YUYV (default) or GREY
+//   MARKERKIT_FAKE_CAMERA_FORMAT  YUYV (default), GREY or MJPG (the gray picture as a baseline JPEG)
 //   MARKERKIT_FAKE_CAMERA_FPS     frames per second (default 30)
 //   MARKERKIT_FAKE_CAMERA_FRAMES  after this many frames the process gets SIGINT, as from Ctrl-C
 //                                 (default 0: never); the camera goes on streaming, as a real one does
@@ -19,6 +19,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/videodev2.h>
+#include <stdio.h> // before jpeglib.h, which needs FILE
+#include <jpeglib.h>
 #include <png.h>
 #include <pthread.h>
 #include <signal.h>
@@ -42,7 +44,9 @@ static struct {
     long (*allocations)(long *);  // malloc-count.so's counter, when it is loaded
     long allocations_from, bytes_from;
     uint8_t *gray;              // width x height
-    // Build: cc -shared -fPIC -O2 -o fake-v4l2-camera.so fake-v4l2-camera.c -ldl -lpng
+    unsigned char *jpeg;        // the picture encoded once, for MJPG
+    unsigned long jpeg_size;
+    // Build: cc -shared -fPIC -O2 -o fake-v4l2-camera.so fake-v4l2-camera.c -ldl -lpng -ljpeg
     int fds[kMaxFds];
     size_t buffer_size;
     uint8_t *buffers[kBuffers];
@@ -56,6 +60,28 @@ static int (*real_open)(const char *, int, ...);
 static int (*real_close)(int);
 static int (*real_ioctl)(int, unsigned long, ...);
 
+// The gray picture as one baseline JPEG (quality 90), what an MJPEG webcam sends for every frame.
+static void encode_jpeg(void) {
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr errors;
+    c.err = jpeg_std_error(&errors);
+    jpeg_create_compress(&c);
+    jpeg_mem_dest(&c, &fake.jpeg, &fake.jpeg_size);
+    c.image_width = (JDIMENSION)fake.width;
+    c.image_height = (JDIMENSION)fake.height;
+    c.input_components = 1;
+    c.in_color_space = JCS_GRAYSCALE;
+    jpeg_set_defaults(&c);
+    jpeg_set_quality(&c, 90, TRUE);
+    jpeg_start_compress(&c, TRUE);
+    while (c.next_scanline < c.image_height) {
+        JSAMPROW row = fake.gray + (size_t)c.next_scanline * fake.width;
+        jpeg_write_scanlines(&c, &row, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+}
+
 static void load(void) {
     if (fake.loaded) return;
     fake.loaded = 1;
@@ -67,7 +93,9 @@ static void load(void) {
     fake.count_from = getenv("MARKERKIT_FAKE_CAMERA_COUNT_FROM") ? atoi(getenv("MARKERKIT_FAKE_CAMERA_COUNT_FROM")) : 0;
     fake.allocations = (long (*)(long *))dlsym(RTLD_DEFAULT, "malloc_count_now");
     const char *format = getenv("MARKERKIT_FAKE_CAMERA_FORMAT");
-    fake.format = format && strcmp(format, "GREY") == 0 ? V4L2_PIX_FMT_GREY : V4L2_PIX_FMT_YUYV;
+    fake.format = !format ? V4L2_PIX_FMT_YUYV
+                  : strcmp(format, "GREY") == 0 ? V4L2_PIX_FMT_GREY
+                  : strcmp(format, "MJPG") == 0 ? V4L2_PIX_FMT_MJPEG : V4L2_PIX_FMT_YUYV;
     fake.fps = getenv("MARKERKIT_FAKE_CAMERA_FPS") ? atoi(getenv("MARKERKIT_FAKE_CAMERA_FPS")) : 30;
     if (fake.fps <= 0) fake.fps = 30;
     fake.frames_before_interrupt = getenv("MARKERKIT_FAKE_CAMERA_FRAMES") ? atoi(getenv("MARKERKIT_FAKE_CAMERA_FRAMES")) : 0;
@@ -80,7 +108,10 @@ static void load(void) {
         fake.width = (int)image.width;
         fake.height = (int)image.height;
         fake.gray = malloc(PNG_IMAGE_SIZE(image));
-        if (fake.gray && png_image_finish_read(&image, NULL, fake.gray, 0, NULL)) return;
+        if (fake.gray && png_image_finish_read(&image, NULL, fake.gray, 0, NULL)) {
+            if (fake.format == V4L2_PIX_FMT_MJPEG) encode_jpeg();
+            return;
+        }
     }
     png_image_free(&image);
     fprintf(stderr, "fake camera: MARKERKIT_FAKE_CAMERA_IMAGE must name a PNG of even width\n");
@@ -106,9 +137,15 @@ static int fail(int code) { errno = code; return -1; }
 
 static void copy_name(uint8_t *to, size_t size, const char *text) { snprintf((char *)to, size, "%s", text); }
 
-static int bytes_per_line(void) { return fake.format == V4L2_PIX_FMT_YUYV ? 2 * fake.width : fake.width; }
+static int bytes_per_line(void) {
+    return fake.format == V4L2_PIX_FMT_YUYV ? 2 * fake.width : fake.format == V4L2_PIX_FMT_GREY ? fake.width : 0;
+}
+
+// Bytes of one frame: the JPEG for MJPG, else rows of bytes_per_line().
+static size_t frame_size(void) { return fake.format == V4L2_PIX_FMT_MJPEG ? fake.jpeg_size : (size_t)bytes_per_line() * fake.height; }
 
 static void fill(uint8_t *out) {
+    if (fake.format == V4L2_PIX_FMT_MJPEG) { memcpy(out, fake.jpeg, fake.jpeg_size); return; }
     for (int y = 0; y < fake.height; y++) {
         const uint8_t *row = fake.gray + (size_t)y * fake.width;
         uint8_t *line = out + (size_t)y * bytes_per_line();
@@ -141,7 +178,8 @@ static int fake_ioctl(unsigned long request, void *arg) {
         struct v4l2_fmtdesc *f = arg;
         if (f->index != 0) return fail(EINVAL);
         f->pixelformat = fake.format;
-        copy_name(f->description, sizeof f->description, fake.format == V4L2_PIX_FMT_YUYV ? "YUYV 4:2:2" : "8-bit Greyscale");
+        copy_name(f->description, sizeof f->description, fake.format == V4L2_PIX_FMT_YUYV ? "YUYV 4:2:2"
+                                                          : fake.format == V4L2_PIX_FMT_GREY ? "8-bit Greyscale" : "Motion-JPEG");
         return 0;
     }
     case VIDIOC_ENUM_FRAMESIZES: {
@@ -169,7 +207,7 @@ static int fake_ioctl(unsigned long request, void *arg) {
         f->fmt.pix.height = fake.height;
         f->fmt.pix.field = V4L2_FIELD_NONE;
         f->fmt.pix.bytesperline = bytes_per_line();
-        f->fmt.pix.sizeimage = bytes_per_line() * fake.height;
+        f->fmt.pix.sizeimage = frame_size();
         return 0;
     }
     case VIDIOC_S_PARM:
@@ -178,7 +216,7 @@ static int fake_ioctl(unsigned long request, void *arg) {
         struct v4l2_requestbuffers *r = arg;
         if (r->memory != V4L2_MEMORY_MMAP) return fail(EINVAL);
         long page = sysconf(_SC_PAGESIZE);
-        fake.buffer_size = ((size_t)bytes_per_line() * fake.height + page - 1) / page * page;
+        fake.buffer_size = (frame_size() + page - 1) / page * page;
         r->count = kBuffers;
         for (int i = 0; i < kBuffers; i++) {
             if (!fake.buffers[i]) {
@@ -212,7 +250,7 @@ static int fake_ioctl(unsigned long request, void *arg) {
         fake.queued[index] = 0;
         fake.next_buffer = (index + 1) % kBuffers;
         b->index = index;
-        b->bytesused = bytes_per_line() * fake.height;
+        b->bytesused = frame_size();
         b->length = fake.buffer_size;
         b->sequence = fake.delivered;
         fake.delivered++;
