@@ -99,6 +99,33 @@ import Testing
         }
     }
 
+    /// `--rotate` and `--mirror` turn the picture for display and detection (a camera mounted sideways, one
+    /// that sends mirrored pictures); the markers are reported in the sensor's coordinates: turned, the
+    /// same corners as without; a mirrored camera with --mirror, the plain picture's corners mirrored.
+    @Test func turnedAndMirroredPicturesAreReportedInSensorCoordinates() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let photo = try Self.grayPhoto(in: dir), calibration = Self.single.appendingPathComponent("intrinsics.yml").path
+        let gray = try Frame(contentsOf: photo, format: .gray8)
+        let mirrored = dir.appendingPathComponent("mirrored.png")
+        try Frame(width: 640, height: 480, stride: 640, format: .gray8,
+                  bytes: (0..<640 * 480).map { gray.bytes[($0 / 640) * 640 + 639 - $0 % 640] }).encoded(as: "png").write(to: mirrored)
+        func track(_ picture: URL, _ options: [String]) throws -> [DetectionReport.Marker] {
+            let run = try CLI.run(["track", "--device", Self.device, "--calibration", calibration, "--marker-size", "5cm", "--jsonl", "track.jsonl"] + options,
+                                  in: dir, environment: try Self.environment(image: picture, format: "YUYV", frames: 3, fps: 5))
+            #expect(run.status == 0, "\(run.stderr)")
+            let line = try String(contentsOf: dir.appendingPathComponent("track.jsonl"), encoding: .utf8).split(separator: "\n").first ?? ""
+            return try JSONDecoder().decode(DetectionReport.FrameResult.self, from: Data(line.utf8)).markers
+        }
+        let plain = try track(photo, []), turned = try track(photo, ["--rotate", "90"]), unmirrored = try track(mirrored, ["--mirror"])
+        #expect(plain.count == 6 && turned.map(\.id) == plain.map(\.id) && unmirrored.map(\.id) == plain.map(\.id))
+        for ((a, b), c) in zip(zip(plain, turned), unmirrored) {
+            let turnedApart = (0..<4).map { a.quad[$0].distance(to: b.quad[$0]) }.max()!
+            let mirrorApart = (0..<4).map { a.quad[$0].distance(to: Point2(x: 639 - c.quad[$0].x, y: c.quad[$0].y)) }.max()!
+            #expect(turnedApart < 0.05 && mirrorApart < 0.05, "ID \(a.id): turned \(turnedApart) px, mirrored \(mirrorApart) px apart")
+        }
+    }
+
     /// `capture` saves the camera's frames (GREY, so the saved pictures are the camera's bytes exactly).
     @Test func captureSavesTheCamerasFrames() throws {
         let dir = try makeDirectory()
