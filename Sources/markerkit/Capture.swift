@@ -58,6 +58,7 @@ struct Capture: ParsableCommand {
             throw MarkerKitError.invalidArgument("without --auto, give --every SECONDS (no terminal to press keys in)")
         }
         let feed = FrameFeed(source: try sourceOptions.open(color: true), isCamera: isCamera)
+        defer { feed.stop() } // also when a frame throws: the reading thread must be done before exit
         let directory = try Detect.makeDirectory(out)
         var log = CaptureLog(source: device, board: checkerboard)
         var assistant = checkerboard.map { board -> CaptureAssistant in
@@ -69,7 +70,8 @@ struct Capture: ParsableCommand {
         Interrupt.install()
         var lastSaved: Double?
         var saved: [URL] = []
-        while !Interrupt.requested, saved.count < count, let sourced = try feed.next() {
+        var sourced = SourcedFrame.empty
+        while !Interrupt.requested, saved.count < count, try feed.next(into: &sourced) {
             var save = false
             var parameters: CaptureAssistant.ViewParameters?
             var sharpness: Double?

@@ -80,11 +80,6 @@ final class FrameFeed {
         return got
     }
 
-    func next() throws -> SourcedFrame? {
-        var frame = SourcedFrame.empty
-        return try next(into: &frame) ? frame : nil
-    }
-
     var dropped: Int { live?.dropped ?? 0 }
 
     /// Frames processed per second of wall time.

@@ -38,6 +38,7 @@ struct Track: ParsableCommand {
         if let jsonURL { try OutputFiles.checkDestination(jsonURL) }
         let isCamera = FrameSources.isCamera(source.device)
         let feed = FrameFeed(source: try source.open(color: recordURL != nil), isCamera: isCamera)
+        defer { feed.stop() } // also when a frame throws: the reading thread must be done before exit
         var analyzer = MarkerFrameAnalyzer(poseEstimator: MarkerPoseEstimator(calibration: camera, side: side.value(in: .m)),
                                            transform: transform)
         var lines = try jsonl.map { _ in try JSONLines(url: jsonURL) }

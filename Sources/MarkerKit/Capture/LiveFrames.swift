@@ -13,6 +13,8 @@ public final class LiveFrames: @unchecked Sendable {
     private var failure: Error?
     private var finished = false
     private var stopping = false
+    /// True until the reading thread has returned.
+    private var pumping = true
     public private(set) var dropped = 0
     public private(set) var delivered = 0
 
@@ -24,6 +26,12 @@ public final class LiveFrames: @unchecked Sendable {
     }
 
     private func pump() {
+        defer {
+            lock.lock()
+            pumping = false
+            lock.broadcast()
+            lock.unlock()
+        }
         var reading = SourcedFrame.empty
         while true {
             lock.lock()
@@ -70,15 +78,13 @@ public final class LiveFrames: @unchecked Sendable {
         return false
     }
 
-    /// The newest frame in memory of its own, or nil at the end.
-    public func next() throws -> SourcedFrame? {
-        var frame = SourcedFrame.empty
-        return try next(into: &frame) ? frame : nil
-    }
-
+    /// Stops reading and waits until the reading thread has returned (at most one frame, or the camera's
+    /// 2 s timeout): a process must not exit while that thread is inside a decoder, whose libraries exit
+    /// tears down (an MJPEG frame in OpenCV's JPEG decoder crashed at exit). Calling it again does nothing.
     public func stop() {
         lock.lock()
         stopping = true
+        while pumping { lock.wait() }
         lock.unlock()
     }
 }
