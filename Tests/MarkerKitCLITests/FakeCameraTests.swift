@@ -64,7 +64,8 @@ import Testing
         let expected = try decoder.decode(DetectionReport.FrameResult.self, from: Data(detect.stdout.utf8))
         #expect(expected.markers.count == 6)
         let lines = try String(contentsOf: dir.appendingPathComponent("track.jsonl"), encoding: .utf8).split(separator: "\n")
-        #expect((10...12).contains(lines.count), "\(lines.count) frames of the 12 sent")
+        // A slow build (a sanitizer's, a busy machine) drops frames rather than lag: the newest is taken.
+        #expect(lines.count >= 3 && track.stdout.hasPrefix("\(lines.count) frames"), "\(lines.count) frames of the 12 sent: \(track.stdout)")
         var last = -1
         for line in lines {
             let frame = try decoder.decode(DetectionReport.FrameResult.self, from: Data(line.utf8))
@@ -89,7 +90,7 @@ import Testing
         let decoder = JSONDecoder()
         let lossless = try decoder.decode(DetectionReport.FrameResult.self, from: Data(detect.stdout.utf8)).markers
         let lines = try String(contentsOf: dir.appendingPathComponent("track.jsonl"), encoding: .utf8).split(separator: "\n")
-        #expect((4...6).contains(lines.count))
+        #expect(lines.count >= 2, "\(lines.count) frames of the 6 sent")
         for line in lines {
             let markers = try decoder.decode(DetectionReport.FrameResult.self, from: Data(line.utf8)).markers
             #expect(markers.map(\.id) == lossless.map(\.id))
