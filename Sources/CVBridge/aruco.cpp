@@ -1,38 +1,51 @@
-// OpenCV's aruco module (legacy 4.6 API) with DICT_ARUCO_ORIGINAL: the independent reference.
+// OpenCV's aruco module (legacy 4.6 API) and its predefined dictionaries: the independent reference.
 #include <vector>
 #include <opencv2/aruco.hpp>
 #include <opencv2/imgproc.hpp>
 #include "bridge_error.hpp"
 
 namespace {
-const cv::Ptr<cv::aruco::Dictionary> &original_dictionary() {
-    static const cv::Ptr<cv::aruco::Dictionary> dictionary =
-        cv::aruco::getPredefinedDictionary(cv::aruco::DICT_ARUCO_ORIGINAL);
-    return dictionary;
+// OpenCV's PREDEFINED_DICTIONARY_NAME values run 0 (DICT_4X4_50) to 20 (DICT_APRILTAG_36h11).
+bool known_dictionary(int32_t name) { return name >= 0 && name <= 20; }
+
+const cv::Ptr<cv::aruco::Dictionary> &dictionary(int32_t name) {
+    static const std::vector<cv::Ptr<cv::aruco::Dictionary>> all = [] {
+        std::vector<cv::Ptr<cv::aruco::Dictionary>> d;
+        for (int i = 0; i <= 20; ++i) d.push_back(cv::aruco::getPredefinedDictionary(i));
+        return d;
+    }();
+    return all[name];
 }
 } // namespace
 
-extern "C" int32_t cvb_aruco_original_count(void) {
-    return cvb::guarded("aruco dictionary", []() -> int32_t { return original_dictionary()->bytesList.rows; });
+extern "C" int32_t cvb_aruco_dictionary_info(int32_t name, int32_t *marker_size, int32_t *max_correction_bits) {
+    return cvb::guarded("aruco dictionary", [&]() -> int32_t {
+        if (!known_dictionary(name)) return cvb::fail(CVB_ERR_ARGUMENT, "aruco dictionary: unknown dictionary");
+        const auto &d = dictionary(name);
+        if (marker_size) *marker_size = d->markerSize;
+        if (max_correction_bits) *max_correction_bits = d->maxCorrectionBits;
+        return d->bytesList.rows;
+    });
 }
 
-extern "C" int32_t cvb_aruco_original_bits(int32_t id, uint8_t *bits) {
+extern "C" int32_t cvb_aruco_dictionary_bits(int32_t name, int32_t id, uint8_t *bits, int32_t capacity) {
     return cvb::guarded("aruco dictionary", [&]() -> int32_t {
-        const auto &dictionary = original_dictionary();
-        if (bits == nullptr || id < 0 || id >= dictionary->bytesList.rows)
-            return cvb::fail(CVB_ERR_ARGUMENT, "aruco dictionary: id out of range");
-        cv::Mat grid = cv::aruco::Dictionary::getBitsFromByteList(dictionary->bytesList.rowRange(id, id + 1),
-                                                                  dictionary->markerSize);
+        if (!known_dictionary(name)) return cvb::fail(CVB_ERR_ARGUMENT, "aruco dictionary: unknown dictionary");
+        const auto &d = dictionary(name);
+        if (bits == nullptr || id < 0 || id >= d->bytesList.rows || capacity < d->markerSize * d->markerSize)
+            return cvb::fail(CVB_ERR_ARGUMENT, "aruco dictionary: id out of range or buffer too small");
+        cv::Mat grid = cv::aruco::Dictionary::getBitsFromByteList(d->bytesList.rowRange(id, id + 1), d->markerSize);
         for (int y = 0; y < grid.rows; ++y)
             for (int x = 0; x < grid.cols; ++x) bits[y * grid.cols + x] = grid.at<uint8_t>(y, x) ? 1 : 0;
-        return CVB_OK;
+        return d->markerSize;
     });
 }
 
 extern "C" int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                    int32_t mode, cvb_marker *out, int32_t capacity) {
+                                    int32_t dictionary_name, int32_t mode, cvb_marker *out, int32_t capacity) {
     return cvb::guarded("aruco detect", [&]() -> int32_t {
-        if (!cvb::valid_gray(gray, width, height, stride) || capacity < 0 || (capacity > 0 && out == nullptr))
+        if (!cvb::valid_gray(gray, width, height, stride) || capacity < 0 || (capacity > 0 && out == nullptr) ||
+            !known_dictionary(dictionary_name))
             return cvb::fail(CVB_ERR_ARGUMENT, "aruco detect: bad image or output buffer");
         cv::Mat image = cvb::gray_view(gray, width, height, stride);
         auto parameters = cv::aruco::DetectorParameters::create();
@@ -40,7 +53,7 @@ extern "C" int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t 
         if (mode == 2) parameters->useAruco3Detection = true;
         std::vector<std::vector<cv::Point2f>> corners;
         std::vector<int> ids;
-        cv::aruco::detectMarkers(image, original_dictionary(), corners, ids, parameters);
+        cv::aruco::detectMarkers(image, dictionary(dictionary_name), corners, ids, parameters);
         const int32_t found = static_cast<int32_t>(ids.size());
         for (int32_t i = 0; i < found && i < capacity; ++i) {
             out[i].id = ids[i];

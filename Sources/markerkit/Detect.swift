@@ -17,6 +17,7 @@ struct Detect: ParsableCommand {
 
         Examples:
           markerkit detect photo.png
+          markerkit detect phone.jpg --dictionary 5x5_100
           markerkit detect captures/ --json result.json --annotate annotated/
           markerkit detect clip.avi --calibration intrinsics.yml --marker-size 50mm --jsonl
         """
@@ -24,6 +25,8 @@ struct Detect: ParsableCommand {
 
     @Argument(help: "Image files, folders of images, video files.")
     var inputs: [String]
+
+    @OptionGroup var dictionaryOption: DictionaryOption
 
     @Option(help: ArgumentHelp("A calibration: a name in Calibrations/ or an OpenCV FileStorage file (YAML/XML).", valueName: "name|file"))
     var calibration: String?
@@ -64,7 +67,7 @@ struct Detect: ParsableCommand {
         var failures = catalog.problems
         for problem in catalog.problems { report(problem) }
 
-        var job = DetectionJob(poseEstimator: estimator, annotationDirectory: annotationDirectory, collectTimings: timings)
+        var job = DetectionJob(detector: MarkerDetector(dictionary: dictionaryOption.dictionary), poseEstimator: estimator, annotationDirectory: annotationDirectory, collectTimings: timings)
         var stream = try jsonl ? JSONLines(url: jsonURL) : nil
         var collected: [DetectionReport.FrameResult] = []
         var processed = 0

@@ -4,11 +4,12 @@ import MarkerKit
 struct GenerateDictionary: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dictionary",
-        abstract: "All 1024 markers of DICT_ARUCO_ORIGINAL, labelled, the ambiguous ones marked in red.",
+        abstract: "Every marker of a dictionary (DICT_ARUCO_ORIGINAL by default), labelled, the ambiguous ones marked in red.",
         discussion: """
         Examples:
           markerkit generate dictionary -o all.pdf
           markerkit generate dictionary --size 20mm --page a3 -o all.pdf
+          markerkit generate dictionary --dictionary 5x5_250 -o 5x5_250.pdf
         """
     )
 
@@ -19,17 +20,19 @@ struct GenerateDictionary: ParsableCommand {
     var gap = "4mm"
 
     @OptionGroup var sheet: SheetOptions
+    @OptionGroup var dictionaryOption: DictionaryOption
 
     func run() throws {
         let side = try Length.positive(size, what: "--size")
         let destination = try sheet.destination()
-        let dictionary = MarkerDictionary.arucoOriginal
+        let dictionary = dictionaryOption.dictionary
         var markerSheet = MarkerSheet(ids: Array(0..<dictionary.count), side: side, page: try sheet.pageSize(),
                                       margin: try sheet.marginLength(), gap: try Length.nonNegative(gap, what: "--gap"))
         markerSheet.markAmbiguous = true
+        markerSheet.dictionary = dictionary
         let document = try markerSheet.document()
         try document.write(
             to: destination, dpi: sheet.dpi,
-            summary: "\(dictionary.count) markers of \(side) on \(document.pages.count) pages; ambiguous (red): \(IDRanges.describe(MarkerDictionary.ambiguousIDs.sorted()))")
+            summary: "\(dictionary.count) markers of \(dictionary.name), \(side), on \(document.pages.count) pages; ambiguous (red): \(IDRanges.describe(dictionary.ambiguousIDs.sorted()))")
     }
 }

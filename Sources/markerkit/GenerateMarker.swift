@@ -9,11 +9,14 @@ struct GenerateMarker: ParsableCommand {
         Examples:
           markerkit generate marker 213 --size 50mm -o m213.pdf
           markerkit generate marker 7 --size 100mm --page a4 -o m7.pdf
+          markerkit generate marker 42 --size 60mm --dictionary 5x5_100 -o m42.pdf
         """
     )
 
-    @Argument(help: "Marker ID, 0-1023.")
+    @Argument(help: "Marker ID: 0-1023 in aruco-original, 0-49, 0-99, 0-249 or 0-999 in the 5x5 dictionaries.")
     var id: Int
+
+    @OptionGroup var dictionaryOption: DictionaryOption
 
     @Option(help: ArgumentHelp("Side of the outer black square, with a unit (50mm, 2in).", valueName: "length"))
     var size: String
@@ -37,13 +40,13 @@ struct GenerateMarker: ParsableCommand {
     var output: String
 
     func run() throws {
-        let dictionary = MarkerDictionary.arucoOriginal
+        let dictionary = dictionaryOption.dictionary
         guard dictionary.contains(id) else {
             throw MarkerKitError.invalidArgument("marker ID \(id) is outside 0-\(dictionary.count - 1) of \(dictionary.name)")
         }
         let side = try Length.positive(size, what: "--size")
         let destination = try SheetOptions.destination(output: output, dpi: dpi)
-        for ambiguity in MarkerDictionary.ambiguities where ambiguity.id == id {
+        for ambiguity in dictionary.ambiguities where ambiguity.id == id {
             note("ID \(ambiguity)")
         }
         let document: SheetDocument
@@ -51,12 +54,13 @@ struct GenerateMarker: ParsableCommand {
             let size = try PageSize(parsing: page)
             var sheet = MarkerSheet(ids: [id], side: side, page: landscape ? size.landscape : size,
                                     margin: try Length.nonNegative(margin, what: "--margin"), gap: .mm(0))
+            sheet.dictionary = dictionary
             sheet.labels = !noLabels
             document = try sheet.document()
         } else {
-            document = try MarkerSheet.singleMarker(id: id, side: side, labels: !noLabels)
+            document = try MarkerSheet.singleMarker(id: id, side: side, labels: !noLabels, dictionary: dictionary)
         }
         try document.write(to: destination, dpi: dpi,
-                           summary: "marker \(id) of \(side) on \(document.pages[0].size)")
+                           summary: "marker \(id) of \(dictionary.name), \(side), on \(document.pages[0].size)")
     }
 }

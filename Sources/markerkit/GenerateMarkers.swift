@@ -7,18 +7,22 @@ struct GenerateMarkers: ParsableCommand {
         abstract: "A sheet of markers, as many per page as fit, more pages when needed.",
         discussion: """
         Each marker keeps a white quiet zone of one cell (side/7) and a label with its ID and size. \
-        IDs whose orientation is ambiguous (1023, and pairs one cell apart when turned 180 degrees) \
+        IDs whose reading is ambiguous (in aruco-original 1023, and pairs one cell apart when turned \
+        180 degrees; in each dictionary the IDs one cell beyond what it corrects from another reading) \
         are left out of ranges unless --include-ambiguous; an ID named on its own is always printed.
 
         Examples:
           markerkit generate markers --ids 0-23 --size 40mm -o sheet.pdf
           markerkit generate markers --ids 3,7,100-120 --size 1.5in --cut-marks -o s.pdf
           markerkit generate markers --ids 0-5 --size 50mm --dpi 600 -o sheet.png
+          markerkit generate markers --ids 0-49 --size 30mm --dictionary 5x5_50 -o sheet.pdf
         """
     )
 
-    @Option(help: ArgumentHelp("Marker IDs: a list and ranges, such as 3,7,100-120 (0-1023).", valueName: "ids"))
+    @Option(help: ArgumentHelp("Marker IDs: a list and ranges, such as 3,7,100-120 (0-1023 in aruco-original).", valueName: "ids"))
     var ids: String
+
+    @OptionGroup var dictionaryOption: DictionaryOption
 
     @Option(help: ArgumentHelp("Side of the outer black square, with a unit (40mm, 1.5in).", valueName: "length"))
     var size: String
@@ -38,7 +42,7 @@ struct GenerateMarkers: ParsableCommand {
     @OptionGroup var sheet: SheetOptions
 
     func run() throws {
-        let selection = try IDSelection(parsing: ids)
+        let selection = try IDSelection(parsing: ids, dictionary: dictionaryOption.dictionary)
         let side = try Length.positive(size, what: "--size")
         let destination = try sheet.destination()
         let (kept, dropped) = selection.printable(includeAmbiguous: includeAmbiguous)
@@ -50,10 +54,11 @@ struct GenerateMarkers: ParsableCommand {
                                       gap: try Length.nonNegative(gap, what: "--gap"))
         markerSheet.labels = !noLabels
         markerSheet.cutMarks = cutMarks
+        markerSheet.dictionary = dictionaryOption.dictionary
         let layout = try markerSheet.layout()
         let pages = (kept.count + layout.perPage - 1) / layout.perPage
         try markerSheet.document().write(
             to: destination, dpi: sheet.dpi,
-            summary: "\(kept.count) markers of \(side), \(layout.perPage) per page on \(pages) page\(pages == 1 ? "" : "s") of \(layout.page)")
+            summary: "\(kept.count) markers of \(dictionaryOption.dictionary.name), \(side), \(layout.perPage) per page on \(pages) page\(pages == 1 ? "" : "s") of \(layout.page)")
     }
 }

@@ -48,6 +48,7 @@ struct Render: ParsableCommand {
 
     @Option(help: "Seed: the same seed gives the same images.") var seed: UInt64 = 7
     @Option(help: "Number of images.") var count: Int = 20
+    @OptionGroup var dictionaryOption: DictionaryOption
     @Option(help: ArgumentHelp("Image size in pixels, without --calibration.", valueName: "WxH")) var size = "1280x720"
     @Option(help: ArgumentHelp("Camera: a stored name or a calibration file.", valueName: "name|file")) var calibration: String?
     @Option(help: ArgumentHelp("Gaussian noise, standard deviation in gray levels.", valueName: "sigma")) var noise: Double = 0
@@ -67,7 +68,8 @@ struct Render: ParsableCommand {
         let directory = try Detect.makeDirectory(output, option: "-o")
         var written: [URL] = []
         do {
-            var sampler = MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed)
+            var sampler = MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed,
+                                             dictionary: dictionaryOption.dictionary)
             let renderer = SceneRenderer()
             var entries: [RenderTruthFile.SceneEntry] = []
             let progress = ProgressBar(label: "rendering")
@@ -87,7 +89,7 @@ struct Render: ParsableCommand {
             }
             progress.finish()
             var files = OutputFiles()
-            files.add(try RenderTruthFile(camera: camera, scenes: entries).encoded(), at: directory.appendingPathComponent("truth.json"))
+            files.add(try RenderTruthFile(camera: camera, scenes: entries, dictionary: dictionaryOption.dictionary).encoded(), at: directory.appendingPathComponent("truth.json"))
             written += try files.commit()
         } catch {
             // A failed run (a full disk, say) takes back what it wrote, so that no half set of images

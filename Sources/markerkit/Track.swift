@@ -18,6 +18,7 @@ struct Track: ParsableCommand {
     )
 
     @OptionGroup var source: SourceOptions
+    @OptionGroup var dictionaryOption: DictionaryOption
     @Option(help: ArgumentHelp("A stored calibration name or a calibration file.", valueName: "name|file")) var calibration: String
     @Option(help: ArgumentHelp("Side of the markers' outer black square, with a unit.", valueName: "length")) var markerSize: String
     @Option(help: ArgumentHelp("Write one JSON object per frame and line to this file, or - for stdout.", valueName: "file|-")) var jsonl: String?
@@ -41,6 +42,7 @@ struct Track: ParsableCommand {
         defer { feed.stop() } // also when a frame throws: the reading thread must be done before exit
         var analyzer = MarkerFrameAnalyzer(poseEstimator: MarkerPoseEstimator(calibration: camera, side: side.value(in: .m)),
                                            transform: transform)
+        analyzer.detector = MarkerDetector(dictionary: dictionaryOption.dictionary)
         var lines = try jsonl.map { _ in try JSONLines(url: jsonURL) }
         var writer: VideoFileWriter?
         var detections = 0

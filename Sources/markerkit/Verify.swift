@@ -32,6 +32,7 @@ struct Verify: ParsableCommand {
         @Option(help: ArgumentHelp("A render folder (or its truth.json) to measure instead of sampled renders.", valueName: "dir"))
         var truth: String?
         @Option(help: ArgumentHelp("Write every figure as JSON.", valueName: "file")) var json: String?
+        @OptionGroup var dictionaryOption: DictionaryOption
         @Option(help: ArgumentHelp("Write plots: recall by size, corner error by tilt (.pdf, .png, .svg).", valueName: "file")) var report: String?
 
         func run() throws {
@@ -59,12 +60,14 @@ struct Verify: ParsableCommand {
                 progress.update(done, total, "")
                 try Interrupt.checkpoint("verify markers")
             }
-            let contenders = MarkerVerification.Contender.all
+            // A truth folder says which dictionary its markers are from.
+            let contenders = MarkerVerification.Contender.all(dictionary: truthFile?.file.markerDictionary ?? dictionaryOption.dictionary)
             let trials: [MarkerVerification.Trial]
             if let truthFile {
                 trials = try MarkerVerification.run(truth: truthFile.file, folder: truthFile.folder, contenders: contenders, progress: step)
             } else {
-                let sampler = MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed)
+                let sampler = MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed,
+                                                 dictionary: dictionaryOption.dictionary)
                 var verification = MarkerVerification(contenders: contenders, renders: renders, sampler: sampler)
                 trials = try verification.run(progress: step)
             }

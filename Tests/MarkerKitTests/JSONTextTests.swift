@@ -31,7 +31,7 @@ import Testing
         let theirs = try JSONSerialization.jsonObject(with: try encoder.encode(Self.result)) as? NSDictionary
         #expect(ours != nil && ours == theirs)
         let text = String(decoding: try Self.result.jsonLine(), as: UTF8.self)
-        #expect(text.hasPrefix("{\"height\":-1,\"index\":12345678,\"markers\":[{\"corners\":[[342.4721674033957,"), "\(text)")
+        #expect(text.hasPrefix("{\"dictionary\":\"DICT_ARUCO_ORIGINAL\",\"height\":-1,\"index\":12345678,\"markers\":[{\"corners\":[[342.4721674033957,"), "\(text)")
     }
 
     @Test func notANumberIsNull() {

@@ -4,12 +4,66 @@ import Testing
 @Suite struct MarkerDictionaryTests {
     let dictionary = MarkerDictionary.arucoOriginal
 
-    @Test func everyIDMatchesOpenCVBitForBit() throws {
-        #expect(OpenCVArucoDetector.dictionaryCount == dictionary.count)
+    @Test(arguments: MarkerDictionary.Name.allCases)
+    func everyIDMatchesOpenCVBitForBit(_ name: MarkerDictionary.Name) throws {
+        let dictionary = MarkerDictionary.named(name)
+        let openCV = OpenCVDictionary(name)
+        let info = try openCV.info()
+        #expect(info.count == dictionary.count)
+        #expect(info.markerSize == 5)
+        #expect(info.maxCorrectionBits == dictionary.maxCorrectionBits)
         for id in 0..<dictionary.count {
             let ours = dictionary.bits(for: id)
-            let openCV = try OpenCVArucoDetector.dictionaryBits(for: id)
-            #expect(ours == openCV, "ID \(id): ours \(ours), OpenCV \(openCV)")
+            let theirs = try openCV.bits(for: id)
+            #expect(ours == theirs, "\(name) ID \(id): ours \(ours), OpenCV \(theirs)")
+        }
+    }
+
+    @Test func correctionIsOpenCVsDefault() {
+        #expect(MarkerDictionary.arucoOriginal.correctableBits == 0)
+        for d in [MarkerDictionary.dict5x5_50, .dict5x5_100, .dict5x5_250, .dict5x5_1000] { #expect(d.correctableBits == 1) }
+    }
+
+    /// The 5x5 dictionaries correct one wrong cell in any turn, and refuse two.
+    @Test(arguments: [MarkerDictionary.Name.dict5x5_50, .dict5x5_1000])
+    func fiveByFiveCorrectsOneCell(_ name: MarkerDictionary.Name) {
+        let dictionary = MarkerDictionary.named(name)
+        var corrected = 0, refusedTwo = 0, wrongTwo = 0, trials = 0
+        for id in stride(from: 0, to: dictionary.count, by: 7) {
+            for turn in 0..<4 {
+                let turned = dictionary.bits(for: id).rotatedClockwise(turn)
+                for cell in 0..<25 {
+                    let one = MarkerBits(raw: turned.raw ^ (1 << UInt32(cell)))
+                    if dictionary.decode(one) == .init(id: id, rotation: turn) { corrected += 1 }
+                    let two = MarkerBits(raw: one.raw ^ (1 << UInt32((cell + 11) % 25)))
+                    trials += 1
+                    if let read = dictionary.decode(two) { if read.id != id { wrongTwo += 1 } } else { refusedTwo += 1 }
+                }
+            }
+        }
+        #expect(corrected == trials, "every one-cell error is corrected")
+        #expect(refusedTwo == trials, "two wrong cells are never read (wrong IDs: \(wrongTwo))")
+    }
+
+    @Test func namesAsUsersTypeThem() throws {
+        #expect(MarkerDictionary.Name(parsing: "DICT_5X5_100") == .dict5x5_100)
+        #expect(MarkerDictionary.Name(parsing: "5x5_100") == .dict5x5_100)
+        #expect(MarkerDictionary.Name(parsing: "5X5-1000") == .dict5x5_1000)
+        #expect(MarkerDictionary.Name(parsing: "aruco-original") == .arucoOriginal)
+        #expect(MarkerDictionary.Name(parsing: "DICT_ARUCO_ORIGINAL") == .arucoOriginal)
+        #expect(MarkerDictionary.Name(parsing: "4x4_50") == nil)
+        #expect(throws: MarkerKitError.self) { try MarkerDictionary.parse("6x6_250") }
+    }
+
+    /// The ORIGINAL markers one cell from a 5x5 code: a 5x5 reader does not read them, exactly or corrected.
+    @Test func fiveByFiveDoesNotReadOriginalMarkers() {
+        let original = MarkerDictionary.arucoOriginal
+        for reader in [MarkerDictionary.dict5x5_50, .dict5x5_100, .dict5x5_250, .dict5x5_1000] {
+            for id in 0..<original.count {
+                for turn in 0..<4 {
+                    #expect(reader.decode(original.bits(for: id).rotatedClockwise(turn)) == nil, "\(reader) reads ORIGINAL \(id)")
+                }
+            }
         }
     }
 
@@ -69,12 +123,20 @@ import Testing
     }
 
     @Test func ambiguousIDsAreComputedFromTheCode() {
-        let symmetric = MarkerDictionary.ambiguities.filter { $0.other == nil }
+        let symmetric = dictionary.ambiguities.filter { $0.other == nil }
         #expect(symmetric.map(\.id) == [1023])
         #expect(symmetric.map(\.degrees) == [180])
-        let pairs = Set(MarkerDictionary.ambiguities.compactMap { a in a.other.map { [min(a.id, $0), max(a.id, $0)] } })
+        let pairs = Set(dictionary.ambiguities.compactMap { a in a.other.map { [min(a.id, $0), max(a.id, $0)] } })
         #expect(pairs == [[255, 1022], [767, 1020], [831, 1019], [959, 1011], [975, 1007]])
-        #expect(MarkerDictionary.ambiguities.filter { $0.other != nil }.allSatisfy { $0.degrees == 180 && $0.distance == 1 })
-        #expect(MarkerDictionary.ambiguousIDs == [255, 1022, 767, 1020, 831, 1019, 959, 1011, 975, 1007, 1023])
+        #expect(dictionary.ambiguities.filter { $0.other != nil }.allSatisfy { $0.degrees == 180 && $0.distance == 1 })
+        #expect(dictionary.ambiguousIDs == [255, 1022, 767, 1020, 831, 1019, 959, 1011, 975, 1007, 1023])
+    }
+
+    /// The 5x5 dictionaries are 5 cells apart at least, so one wrong cell beyond the correction never reaches
+    /// another ID: none of their IDs is ambiguous.
+    @Test func fiveByFiveHasNoAmbiguousIDs() {
+        for d in [MarkerDictionary.dict5x5_50, .dict5x5_100, .dict5x5_250] {
+            #expect(d.ambiguousIDs.isEmpty, "\(d): \(d.ambiguities.prefix(3))")
+        }
     }
 }

@@ -41,21 +41,24 @@ typedef struct cvb_image {
 
 void cvb_image_release(cvb_image *image);
 
-/* DICT_ARUCO_ORIGINAL as OpenCV defines it. */
-int32_t cvb_aruco_original_count(void);
-/* The 5x5 data bits of marker `id`, row-major, 1 = white cell. `bits` holds 25 bytes. */
-int32_t cvb_aruco_original_bits(int32_t id, uint8_t *bits);
+/* OpenCV's predefined dictionaries, by their PREDEFINED_DICTIONARY_NAME value (DICT_4X4_50 = 0 ...
+ * DICT_ARUCO_ORIGINAL = 16 ... DICT_APRILTAG_36h11 = 20). Returns the number of IDs and gives the marker
+ * side in cells and OpenCV's maxCorrectionBits (either pointer may be NULL). */
+int32_t cvb_aruco_dictionary_info(int32_t name, int32_t *marker_size, int32_t *max_correction_bits);
+/* The data bits of marker `id`, row-major, 1 = white cell, into `bits` (room for `capacity`, at least
+ * marker_size^2). Returns the marker side in cells. */
+int32_t cvb_aruco_dictionary_bits(int32_t name, int32_t id, uint8_t *bits, int32_t capacity);
 
 typedef struct cvb_marker {
     int32_t id;
     double corners[8]; /* x0 y0 .. x3 y3: top-left, top-right, bottom-right, bottom-left */
 } cvb_marker;
 
-/* OpenCV's own aruco detector (legacy API), DICT_ARUCO_ORIGINAL, default parameters; mode 1 adds
+/* OpenCV's own aruco detector (legacy API), dictionary by name as above, default parameters; mode 1 adds
  * CORNER_REFINE_SUBPIX, mode 2 turns on useAruco3Detection. Writes up to `capacity` markers and returns
  * how many were found (which may exceed capacity: call again with more room). */
 int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                         int32_t mode, cvb_marker *out, int32_t capacity);
+                         int32_t dictionary_name, int32_t mode, cvb_marker *out, int32_t capacity);
 
 /* One cv::threshold pass (Otsu) over a gray frame into `binary`: the floor for detector timings. */
 int32_t cvb_threshold_pass(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, uint8_t *binary);

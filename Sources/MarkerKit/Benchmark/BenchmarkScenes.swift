@@ -3,7 +3,7 @@ import Foundation
 /// Rendered frames for the benchmark: markers spread over a grid, one per cell, sides from 20 px up,
 /// tilted up to 40 degrees, with mild noise and blur; or a chessboard in view.
 public enum BenchmarkScenes {
-    public static func markers(count: Int, width: Int, height: Int, seed: UInt64) throws -> Scene {
+    public static func markers(count: Int, width: Int, height: Int, seed: UInt64, dictionary: MarkerDictionary = .arucoOriginal) throws -> Scene {
         let camera = BuiltInCamera.webcam(width: width, height: height)
         var random = SeededRandom(seed: seed)
         var targets: [Target] = []
@@ -12,7 +12,7 @@ public enum BenchmarkScenes {
             let rows = (count + columns - 1) / columns
             let cellW = Double(width) / Double(columns), cellH = Double(height) / Double(rows)
             let largest = max(24, min(cellW, cellH) * 0.55)
-            let ids = MarkerSceneSampler.usableIDs
+            let ids = dictionary.usableIDs
             for k in 0..<count {
                 let side = exp(random.uniform(log(20)...log(largest)))
                 let centre = ((Double(k % columns) + 0.5) * cellW, (Double(k / columns) + 0.5) * cellH)
@@ -20,7 +20,7 @@ public enum BenchmarkScenes {
                                                        tiltDegrees: random.uniform(0...40), tiltAxis: random.uniform(0...(2 * Double.pi)),
                                                        spin: random.uniform(0...(2 * Double.pi)))
                 let id = ids[(k * 37 + Int(seed % 97)) % ids.count]
-                targets.append(Target(pattern: .marker(id: id, side: 50, margin: 50 / 7 * 1.5), pose: pose))
+                targets.append(Target(pattern: .marker(id: id, side: 50, margin: 50 / 7 * 1.5, dictionary: dictionary.id), pose: pose))
             }
         }
         var d = Degradations()

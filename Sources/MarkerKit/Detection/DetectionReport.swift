@@ -60,13 +60,16 @@ public struct DetectionReport: Codable, Sendable {
         public let index: Int
         public let width: Int
         public let height: Int
+        /// The dictionary the IDs belong to (OpenCV's name).
+        public let dictionary: String
         public let markers: [Marker]
 
-        public init(source: String, index: Int, width: Int, height: Int, markers: [Marker]) {
+        public init(source: String, index: Int, width: Int, height: Int, dictionary: MarkerDictionary = .arucoOriginal, markers: [Marker]) {
             self.source = source
             self.index = index
             self.width = width
             self.height = height
+            self.dictionary = dictionary.name
             self.markers = markers
         }
 
@@ -81,7 +84,9 @@ public struct DetectionReport: Codable, Sendable {
         /// from frame to frame this allocates nothing.
         public func appendJSONLine(to out: inout [UInt8]) {
             out.append(UInt8(ascii: "{"))
-            JSONText.append(key: "height", first: true, to: &out)
+            JSONText.append(key: "dictionary", first: true, to: &out)
+            JSONText.append(dictionary, to: &out)
+            JSONText.append(key: "height", to: &out)
             JSONText.append(height, to: &out)
             JSONText.append(key: "index", to: &out)
             JSONText.append(index, to: &out)

@@ -1,17 +1,23 @@
 import CVBridge
 
-/// OpenCV's own aruco detector (`cv::aruco::detectMarkers`, DICT_ARUCO_ORIGINAL, default parameters):
-/// the independent reference MarkerKit's output is checked and compared against.
+/// OpenCV's own aruco detector (`cv::aruco::detectMarkers`, default parameters) with one of OpenCV's
+/// predefined dictionaries: the independent reference MarkerKit's output is checked and compared against.
 public struct OpenCVArucoDetector: Sendable {
     public enum CornerRefinement: Sendable { case none, subpixel }
 
     public var cornerRefinement: CornerRefinement
     /// OpenCV's ArUco 3 mode (useAruco3Detection): thresholds a reduced image.
     public var aruco3: Bool
+    public var dictionary: OpenCVDictionary
 
-    public init(cornerRefinement: CornerRefinement = .none, aruco3: Bool = false) {
+    public init(cornerRefinement: CornerRefinement = .none, aruco3: Bool = false, dictionary: OpenCVDictionary = .arucoOriginal) {
         self.cornerRefinement = cornerRefinement
         self.aruco3 = aruco3
+        self.dictionary = dictionary
+    }
+
+    public init(cornerRefinement: CornerRefinement = .none, aruco3: Bool = false, dictionary: MarkerDictionary) {
+        self.init(cornerRefinement: cornerRefinement, aruco3: aruco3, dictionary: OpenCVDictionary(dictionary.id))
     }
 
     public func detect(in image: GrayImage) throws -> [MarkerDetection] {
@@ -20,7 +26,7 @@ public struct OpenCVArucoDetector: Sendable {
             var found = [cvb_marker](repeating: cvb_marker(), count: capacity)
             let count = image.pixels.withUnsafeBufferPointer { pixels in
                 cvb_aruco_detect(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
-                                 aruco3 ? 2 : (cornerRefinement == .subpixel ? 1 : 0), &found, Int32(capacity))
+                                 dictionary.rawValue, aruco3 ? 2 : (cornerRefinement == .subpixel ? 1 : 0), &found, Int32(capacity))
             }
             guard count >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
             if Int(count) > capacity { capacity = Int(count); continue }
@@ -32,16 +38,49 @@ public struct OpenCVArucoDetector: Sendable {
             }
         }
     }
+}
 
-    /// OpenCV's DICT_ARUCO_ORIGINAL data bits for `id`, for cross-checking MarkerKit's dictionary.
-    public static func dictionaryBits(for id: Int) throws -> MarkerBits {
-        var cells = [UInt8](repeating: 0, count: 25)
-        guard cvb_aruco_original_bits(Int32(id), &cells) >= 0 else {
-            throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
+/// One of OpenCV's predefined aruco dictionaries, by OpenCV's own number (`PREDEFINED_DICTIONARY_NAME`):
+/// the ones MarkerKit reads, and others (4x4, 6x6) that it must not read.
+public struct OpenCVDictionary: Sendable, Hashable {
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    public init(_ name: MarkerDictionary.Name) {
+        switch name {
+        case .arucoOriginal: rawValue = 16
+        case .dict5x5_50: rawValue = 4
+        case .dict5x5_100: rawValue = 5
+        case .dict5x5_250: rawValue = 6
+        case .dict5x5_1000: rawValue = 7
         }
-        return MarkerBits(cells: cells.map { $0 != 0 })
     }
 
-    /// How many IDs OpenCV's DICT_ARUCO_ORIGINAL holds.
-    public static var dictionaryCount: Int { Int(cvb_aruco_original_count()) }
+    public static let arucoOriginal = OpenCVDictionary(rawValue: 16)
+    public static let dict4x4_1000 = OpenCVDictionary(rawValue: 3)
+    public static let dict6x6_1000 = OpenCVDictionary(rawValue: 11)
+
+    /// How many IDs, the marker side in cells and OpenCV's maxCorrectionBits.
+    public func info() throws -> (count: Int, markerSize: Int, maxCorrectionBits: Int) {
+        var size: Int32 = 0, correction: Int32 = 0
+        let count = cvb_aruco_dictionary_info(rawValue, &size, &correction)
+        guard count >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        return (Int(count), Int(size), Int(correction))
+    }
+
+    /// The data cells of `id`, row-major, true = white (markerSize^2 of them).
+    public func cells(for id: Int) throws -> [Bool] {
+        var cells = [UInt8](repeating: 0, count: 64)
+        guard cvb_aruco_dictionary_bits(rawValue, Int32(id), &cells, Int32(cells.count)) > 0 else {
+            throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
+        }
+        let size = try info().markerSize
+        return cells.prefix(size * size).map { $0 != 0 }
+    }
+
+    /// The data bits of `id` of a 5x5 dictionary, for cross-checking MarkerKit's codes.
+    public func bits(for id: Int) throws -> MarkerBits {
+        MarkerBits(cells: try cells(for: id))
+    }
 }

@@ -7,6 +7,8 @@ public struct IDSelection: Sendable, Equatable {
     public let ids: [Int]
     /// The IDs written on their own rather than inside a range.
     public let named: Set<Int>
+    /// The dictionary the IDs belong to.
+    public let dictionary: MarkerDictionary
 
     /// Throws on an ID outside the dictionary, a reversed range or anything that is not a number.
     public init(parsing text: String, dictionary: MarkerDictionary = .arucoOriginal) throws {
@@ -33,12 +35,13 @@ public struct IDSelection: Sendable, Equatable {
         }
         self.ids = ids
         self.named = named
+        self.dictionary = dictionary
     }
 
     /// The IDs to print: ambiguous IDs that came only from ranges are dropped unless `includeAmbiguous`.
     public func printable(includeAmbiguous: Bool) -> (kept: [Int], dropped: [Int]) {
         if includeAmbiguous { return (ids, []) }
-        let ambiguous = MarkerDictionary.ambiguousIDs
+        let ambiguous = dictionary.ambiguousIDs
         let dropped = ids.filter { ambiguous.contains($0) && !named.contains($0) }
         let droppedSet = Set(dropped)
         return (ids.filter { !droppedSet.contains($0) }, dropped)

@@ -35,7 +35,7 @@ public struct MarkerSheet {
             SheetDocument.Page(size: page) { canvas in
                 for placement in placements { draw(placement, layout: layout, on: canvas) }
                 let onPage = IDRanges.describe(placements.map(\.id))
-                var description = "\(MarkerKitVersion.generator) · \(dictionary.name) (ArUco original 5x5) · marker side \(side) (outer black square)"
+                var description = "\(MarkerKitVersion.generator) · \(dictionary.name) · marker side \(side) (outer black square)"
                 description += " · IDs \(onPage)" + (pages.count > 1 ? " of \(allIDs) · page \(number + 1) of \(pages.count)" : "")
                 description += " · \(page)"
                 if markAmbiguous { description += " · red: orientation ambiguous" }
@@ -47,7 +47,7 @@ public struct MarkerSheet {
 
     /// One marker on the smallest page that holds it: the black square, the one-cell quiet zone and
     /// (with labels) a label line saying what it is.
-    public static func singleMarker(id: Int, side: Length, labels: Bool) throws -> SheetDocument {
+    public static func singleMarker(id: Int, side: Length, labels: Bool, dictionary: MarkerDictionary = .arucoOriginal) throws -> SheetDocument {
         let style = try SheetStyle.bundled()
         let quiet = side.millimetres / 7
         let labelHeight = labels ? style.labelFontSize(markerSide: side.millimetres) * 1.5 : 0
@@ -56,7 +56,8 @@ public struct MarkerSheet {
         let layout = try MarkerSheetLayout(page: page, side: side, margin: .mm(0), gap: .mm(0), labels: labels,
                                            footer: false, style: style)
         let placement = layout.pages(for: [id])[0][0]
-        let sheet = MarkerSheet(ids: [id], side: side, page: page, margin: .mm(0), gap: .mm(0))
+        var sheet = MarkerSheet(ids: [id], side: side, page: page, margin: .mm(0), gap: .mm(0))
+        sheet.dictionary = dictionary
         return SheetDocument(title: "MarkerKit marker \(id), \(side)", pages: [
             SheetDocument.Page(size: page) { canvas in
                 canvas.drawMarker(sheet.dictionary.bits(for: id), in: placement.marker)
@@ -70,7 +71,7 @@ public struct MarkerSheet {
 
     func draw(_ placement: MarkerSheetLayout.Placement, layout: MarkerSheetLayout, on canvas: Canvas) {
         canvas.drawMarker(dictionary.bits(for: placement.id), in: placement.marker)
-        let ambiguous = markAmbiguous && MarkerDictionary.ambiguousIDs.contains(placement.id)
+        let ambiguous = markAmbiguous && dictionary.ambiguousIDs.contains(placement.id)
         if let size = layout.labelFontSize {
             let text = ambiguous ? "ID \(placement.id) ambiguous" : "ID \(placement.id) · \(side)"
             let color = ambiguous ? canvas.style.ambiguous : .black

@@ -15,14 +15,18 @@ public struct MarkerSceneSampler {
     public var noiseLevels: [Double] = [0, 0, 1, 2, 4, 8]
     /// No noise, blur or JPEG: what the corner stage can do by itself.
     public var clean = false
+    /// The markers' dictionary.
+    public let dictionary: MarkerDictionary
     private var random: SeededRandom
-    static let usableIDs = (0..<1024).filter { !MarkerDictionary.ambiguousIDs.contains($0) }
+    private let usableIDs: [Int]
 
-    public init(camera: CameraCalibration, width: Int, height: Int, seed: UInt64) {
+    public init(camera: CameraCalibration, width: Int, height: Int, seed: UInt64, dictionary: MarkerDictionary = .arucoOriginal) {
         self.camera = camera
         self.width = width
         self.height = height
+        self.dictionary = dictionary
         random = SeededRandom(seed: seed)
+        usableIDs = dictionary.usableIDs
     }
 
     /// What was asked of a sampled scene, for the breakdowns.
@@ -83,9 +87,9 @@ public struct MarkerSceneSampler {
             d.texturedBackground = random.unit() < 0.5
             // IDs whose orientation cannot be trusted (1023, and pairs one cell apart when turned) are left
             // out, as sheets leave them out: with them a correct detector reports wrong IDs and corners.
-            let id = Self.usableIDs[Int(random.uniform(0...(Double(Self.usableIDs.count) - 0.001)))]
+            let id = usableIDs[Int(random.uniform(0...(Double(usableIDs.count) - 0.001)))]
             let scene = Scene(camera: camera, width: width, height: height,
-                              targets: [Target(pattern: .marker(id: id, side: side, margin: side / 7 * 1.5), pose: pose)],
+                              targets: [Target(pattern: .marker(id: id, side: side, margin: side / 7 * 1.5, dictionary: dictionary.id), pose: pose)],
                               degradations: d, seed: random.next())
             guard let truth = try SceneTruth.markers(of: scene).first else { continue }
             // The marker and its quiet zone inside the image.

@@ -18,6 +18,13 @@ public struct MarkerVerification {
         public static let openCV = Contender(name: "opencv") { try OpenCVArucoDetector().detect(in: $0) }
         public static let openCVSubpix = Contender(name: "opencv-subpix") { try OpenCVArucoDetector(cornerRefinement: .subpixel).detect(in: $0) }
         public static let all = [markerkit, openCV, openCVSubpix]
+
+        /// The three contenders reading `dictionary`.
+        public static func all(dictionary: MarkerDictionary) -> [Contender] {
+            [Contender(name: "markerkit") { try MarkerDetector(dictionary: dictionary).detect(in: $0) },
+             Contender(name: "opencv") { try OpenCVArucoDetector(dictionary: dictionary).detect(in: $0) },
+             Contender(name: "opencv-subpix") { try OpenCVArucoDetector(cornerRefinement: .subpixel, dictionary: dictionary).detect(in: $0) }]
+        }
     }
 
     /// One detector's result on one marker.

@@ -26,11 +26,15 @@ public struct RenderTruthFile: FormattedJSONFile, Sendable {
     public var format = RenderTruthFile.formatName
     public var units = "mm"
     public var pixelConvention = "integer coordinates at pixel centres (OpenCV); corners TL, TR, BR, BL of the marker as printed"
+    /// The markers' dictionary (OpenCV's name); files written before it was recorded hold
+    /// DICT_ARUCO_ORIGINAL markers.
+    public var dictionary: String? = MarkerDictionary.Name.arucoOriginal.rawValue
     public let camera: Camera
     public var scenes: [SceneEntry]
     public var generator = MarkerKitVersion.generator
 
-    public init(camera c: CameraCalibration, scenes: [SceneEntry]) {
+    public init(camera c: CameraCalibration, scenes: [SceneEntry], dictionary: MarkerDictionary = .arucoOriginal) {
+        self.dictionary = dictionary.name
         camera = Camera(name: c.name, model: c.model.rawValue, imageWidth: c.imageWidth, imageHeight: c.imageHeight,
                         cameraMatrix: c.cameraMatrix, distortionCoefficients: c.distortion)
         self.scenes = scenes
@@ -53,6 +57,10 @@ public struct RenderTruthFile: FormattedJSONFile, Sendable {
         let file = try decodeFormatted(data, source: source)
         func bad(_ problem: String) -> MarkerKitError { .badInput("render truth '\(source)': \(problem)") }
         guard file.units == "mm" else { throw bad("units '\(file.units)', expected 'mm'") }
+        guard let dictionary = file.dictionary.map({ MarkerDictionary.Name(parsing: $0) }) ?? .arucoOriginal else {
+            throw bad("unknown dictionary '\(file.dictionary ?? "")'")
+        }
+        let count = MarkerDictionary.named(dictionary).count
         do { _ = try file.calibration() } catch let error as MarkerKitError { throw bad("camera: \(error.description)") }
         for scene in file.scenes {
             let parts = scene.file.split(separator: "/")
@@ -62,7 +70,7 @@ public struct RenderTruthFile: FormattedJSONFile, Sendable {
             let d = scene.degradations
             guard [d.noise, d.blur].allSatisfy({ $0.isFinite && $0 >= 0 }) else { throw bad("\(scene.file): noise and blur must be finite and not negative") }
             for m in scene.markers {
-                guard (0..<MarkerDictionary.arucoOriginal.count).contains(m.id) else { throw bad("\(scene.file): marker ID \(m.id) is outside 0-1023") }
+                guard (0..<count).contains(m.id) else { throw bad("\(scene.file): marker ID \(m.id) is outside 0-\(count - 1) of \(dictionary.rawValue)") }
                 guard m.corners.count == 4, m.corners.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isFinite) }),
                       m.rvec.count == 3, m.tvec.count == 3, (m.rvec + m.tvec).allSatisfy(\.isFinite), m.side.isFinite, m.side > 0 else {
                     throw bad("\(scene.file): marker \(m.id) needs 4 corners (x, y), rvec and tvec of 3 numbers and a positive side, all finite")
@@ -70,6 +78,11 @@ public struct RenderTruthFile: FormattedJSONFile, Sendable {
             }
         }
         return file
+    }
+
+    /// The dictionary of the markers in the scenes.
+    public var markerDictionary: MarkerDictionary {
+        MarkerDictionary.named(dictionary.flatMap { MarkerDictionary.Name(parsing: $0) } ?? .arucoOriginal)
     }
 
     /// The camera the scenes were rendered through.

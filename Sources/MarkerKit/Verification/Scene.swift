@@ -67,7 +67,11 @@ public struct Pose3D: Sendable, Equatable, Codable {
 public enum TargetPattern: Sendable {
     /// One marker in OpenCV's marker frame (centre at the origin, x right, y up), white paper `margin`
     /// beyond its black square.
-    case marker(id: Int, side: Double, margin: Double)
+    case marker(id: Int, side: Double, margin: Double, dictionary: MarkerDictionary.Name = .arucoOriginal)
+    /// A square marker of another code (a 4x4 or 6x6 one from OpenCV's dictionaries): its data cells
+    /// row-major (true = white) inside a black ring of one cell, drawn like `marker`. It has no ID in any
+    /// dictionary MarkerKit reads: renders of it test that nothing is read from them.
+    case foreignMarker(cells: [Bool], cellsPerSide: Int, side: Double, margin: Double)
     /// A chessboard in OpenCV's calibration frame: the first inner corner at the origin, x along
     /// columns, y along rows; white paper one square beyond the board.
     case checkerboard(Checkerboard)

@@ -143,7 +143,7 @@ public final class SceneRenderer {
             // +z for a marker (OpenCV's marker frame), -z for a checkerboard (OpenCV's calibration frame).
             let towardsCamera = -(r[2] * t[0] + r[5] * t[1] + r[8] * t[2])
             switch target.pattern {
-            case .marker: facesCamera = towardsCamera > 0
+            case .marker, .foreignMarker: facesCamera = towardsCamera > 0
             case .checkerboard: facesCamera = towardsCamera < 0
             }
         }

@@ -19,7 +19,7 @@ public enum SceneTruth {
 
     public static func markers(of scene: Scene) throws -> [Marker] {
         try scene.targets.compactMap { target in
-            guard case .marker(let id, let side, _) = target.pattern else { return nil }
+            guard case .marker(let id, let side, _, _) = target.pattern else { return nil }
             let h = side / 2
             let corners = try project([(-h, h, 0), (h, h, 0), (h, -h, 0), (-h, -h, 0)], pose: target.pose, camera: scene.camera)
             return Marker(id: id, corners: corners, pose: target.pose, side: side)
