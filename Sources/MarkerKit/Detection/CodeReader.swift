@@ -7,6 +7,35 @@ public enum CodeReader {
         read(data: CellSampler.data(cells), borderErrors: CellSampler.borderErrors(cells), quad: quad, dictionary: dictionary, parameters: parameters)
     }
 
+    /// The same from the sampled grid, with its unsure cells: a data cell read less surely than
+    /// `minCellConfidence` is unknown (an erasure). Up to `maxUnsureCells` of them are allowed, and only when
+    /// no other value of them reads as another marker or turn: the read must not depend on a coin toss.
+    public static func read(grid: CellSampler.Grid, quad: Quad, dictionary: MarkerDictionary,
+                            parameters: DetectorParameters) -> MarkerDetection? {
+        let borderErrors = grid.borderErrors
+        guard Double(borderErrors) <= parameters.maxBorderErrorRate * 24 else { return nil }
+        var unsure: UInt32 = 0
+        for y in 1...5 {
+            for x in 1...5 where abs(grid.fractions[y * 7 + x] - 0.5) * 2 < parameters.minCellConfidence {
+                unsure |= 1 << UInt32((y - 1) * 5 + (x - 1))
+            }
+        }
+        let count = unsure.nonzeroBitCount
+        guard count <= parameters.maxUnsureCells else { return nil }
+        let data = grid.data
+        guard let decoded = dictionary.decode(data) else { return nil }
+        if count > 0 {
+            // Every subset of the unsure cells flipped: each must read as this marker in this turn, or as nothing.
+            var subset = unsure
+            while subset != 0 {
+                if let other = dictionary.decode(MarkerBits(raw: data.raw ^ subset)), other != decoded { return nil }
+                subset = (subset - 1) & unsure
+            }
+        }
+        let r = decoded.rotation
+        return MarkerDetection(id: decoded.id, quad: Quad(quad[r], quad[(r + 1) % 4], quad[(r + 2) % 4], quad[(r + 3) % 4]))
+    }
+
     /// The same from the data bits and the count of white border cells.
     public static func read(data: MarkerBits, borderErrors: Int, quad: Quad, dictionary: MarkerDictionary,
                             parameters: DetectorParameters) -> MarkerDetection? {

@@ -53,6 +53,9 @@ public struct DetectorParameters: Sendable, Equatable {
     /// corrects no errors, so a cell read on a coin toss is refused rather than risk another valid ID
     /// (measured: steep, blurred markers at 70-75 degrees read as other IDs by OpenCV and by 0).
     public var minCellConfidence: Double = 0.5
+    /// Data cells read less surely than `minCellConfidence` that a read may have, when no value of them
+    /// gives another marker (see `CodeReader`). 0: every cell must be sure.
+    public var maxUnsureCells: Int = 2
 
     public init() {}
 }

@@ -59,15 +59,14 @@ public struct MarkerDetector: Sendable {
         let reduce = factor >= 2
         if reduce { try measure("reduce", &timings) { try Self.reduce(image, by: factor, into: &workspace.reduced) } }
         let search = reduce ? workspace.reduced : image
-        let searchLongSide = Double(max(search.width, search.height))
+        let limits = Self.contourLengthLimits(longSide: longSide, factor: reduce ? factor : 1, parameters: p)
         workspace.contours.removeAll()
         for window in reduce ? p.reducedThresholdWindows : p.thresholdWindows {
             try measure("adaptive threshold", &timings) {
                 try AdaptiveThreshold.binary(search, window: window, constant: p.thresholdConstant, into: &workspace.binary)
             }
             try measure("contours", &timings) {
-                try Contours.find(in: workspace.binary, minPoints: Int(p.minPerimeterRate * searchLongSide),
-                                  maxPoints: Int(p.maxPerimeterRate * searchLongSide), into: &workspace.contours)
+                try Contours.find(in: workspace.binary, minPoints: limits.lowerBound, maxPoints: limits.upperBound, into: &workspace.contours)
             }
         }
         // The candidates live in the workspace's array, moved out while this frame uses it.
@@ -117,6 +116,20 @@ public struct MarkerDetector: Sendable {
         timings?.countFrame()
     }
 
+    /// The contour lengths (in points) that can be a marker's outline in a search image reduced by `factor`.
+    /// The perimeter limits are OpenCV's, in points of a contour traced at full resolution. A contour is a
+    /// chain of pixel centres: a dark square s pixels wide has 4(s - 1) of them, and the same square
+    /// reduced by f has 4(s/f - 1), which is 4(f - 1) pixels short once scaled back. Dividing the limit by
+    /// f alone would refuse, at 2608 px, phone-photo markers of 20-22 px that the full-size rule (and
+    /// OpenCV) accepts; the limit is converted for the chain instead.
+    static func contourLengthLimits(longSide: Int, factor: Int, parameters p: DetectorParameters) -> ClosedRange<Int> {
+        let minimum = p.minPerimeterRate * Double(longSide), maximum = p.maxPerimeterRate * Double(longSide)
+        guard factor > 1 else { return Int(minimum)...max(Int(minimum), Int(maximum)) }
+        let f = Double(factor)
+        let low = max(4, Int(((minimum + 4) / f - 4).rounded(.down)))
+        return low...max(low, Int((maximum / f).rounded(.up)))
+    }
+
     /// The frame shrunk by a whole factor (area averaging) into `reduced`.
     static func reduce(_ image: GrayImage, by factor: Int, into reduced: inout GrayImage) throws {
         GrayImage.reuse(&reduced, width: image.width / factor, height: image.height / factor)
@@ -143,8 +156,7 @@ public struct MarkerDetector: Sendable {
 
     /// Stage 8: the code, when every data cell is read surely enough.
     private func decode(_ reading: Reading, quad: Quad) -> MarkerDetection? {
-        guard reading.confidence >= parameters.minCellConfidence else { return nil }
-        return CodeReader.read(data: reading.data, borderErrors: reading.borderErrors, quad: quad, dictionary: dictionary, parameters: parameters)
+        CodeReader.read(grid: reading, quad: quad, dictionary: dictionary, parameters: parameters)
     }
 
     /// Markers do not nest: a code read inside a larger marker (the same marker's inner border edge, or a
