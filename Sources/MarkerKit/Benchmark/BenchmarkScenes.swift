@@ -4,6 +4,14 @@ import Foundation
 /// tilted up to 40 degrees, with mild noise and blur; or a chessboard in view.
 public enum BenchmarkScenes {
     public static func markers(count: Int, width: Int, height: Int, seed: UInt64, dictionary: MarkerDictionary = .arucoOriginal) throws -> Scene {
+        let ids = dictionary.usableIDs
+        return try markers(count: count, width: width, height: height, seed: seed) { k in
+            .marker(id: ids[(k * 37 + Int(seed % 97)) % ids.count], side: 50, margin: 50 / 7 * 1.5, dictionary: dictionary.id)
+        }
+    }
+
+    /// The same layout with the k-th target's pattern from `pattern` (a 50 mm marker of any code).
+    public static func markers(count: Int, width: Int, height: Int, seed: UInt64, pattern: (Int) throws -> TargetPattern) throws -> Scene {
         let camera = BuiltInCamera.webcam(width: width, height: height)
         var random = SeededRandom(seed: seed)
         var targets: [Target] = []
@@ -12,15 +20,13 @@ public enum BenchmarkScenes {
             let rows = (count + columns - 1) / columns
             let cellW = Double(width) / Double(columns), cellH = Double(height) / Double(rows)
             let largest = max(24, min(cellW, cellH) * 0.55)
-            let ids = dictionary.usableIDs
             for k in 0..<count {
                 let side = exp(random.uniform(log(20)...log(largest)))
                 let centre = ((Double(k % columns) + 0.5) * cellW, (Double(k / columns) + 0.5) * cellH)
                 let pose = try MarkerSceneSampler.pose(camera: camera, at: centre, depth: camera.fx * 50 / side,
                                                        tiltDegrees: random.uniform(0...40), tiltAxis: random.uniform(0...(2 * Double.pi)),
                                                        spin: random.uniform(0...(2 * Double.pi)))
-                let id = ids[(k * 37 + Int(seed % 97)) % ids.count]
-                targets.append(Target(pattern: .marker(id: id, side: 50, margin: 50 / 7 * 1.5, dictionary: dictionary.id), pose: pose))
+                targets.append(Target(pattern: try pattern(k), pose: pose))
             }
         }
         var d = Degradations()
