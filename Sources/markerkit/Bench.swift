@@ -3,14 +3,16 @@ import Foundation
 import MarkerKit
 
 struct Bench: ParsableCommand {
-    enum Part: String, ExpressibleByArgument, CaseIterable { case markers, chessboards }
+    enum Part: String, ExpressibleByArgument, CaseIterable { case markers, photos, chessboards }
 
     static let configuration = CommandConfiguration(
         abstract: "Time MarkerKit's detectors against OpenCV's on the same frames, with recall beside every time.",
         discussion: """
         Rendered frames at 640x480, 1280x720, 1920x1080 and 3840x2160 with 0, 1, 10 and 50 markers (sides \
         from 20 px), plus ArUco's test video: MarkerKit's detector, OpenCV's detectMarkers with default \
-        parameters and in ArUco 3 mode, and one threshold pass as the floor. Chessboards at 1920x1080 with \
+        parameters and in ArUco 3 mode, and one threshold pass as the floor. Real photos (a folder with an \
+        expected.json naming each photo's dictionary and IDs; default: ../shared/data/real-photos when it is \
+        there), each at full resolution, with recall against the expected IDs. Chessboards at 1920x1080 with \
         and without a board in view: MarkerKit's finder against findChessboardCorners (default flags, \
         FAST_CHECK) and findChessboardCornersSB. Run it on a release build: swift build -c release.
 
@@ -22,7 +24,8 @@ struct Bench: ParsableCommand {
 
     @Flag(help: "Fewer sizes and repeats: under a minute on 2 cores.") var quick = false
     @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
-    @Option(help: ArgumentHelp("Run only one part: markers or chessboards.", valueName: "part")) var only: Part?
+    @Option(help: ArgumentHelp("Run only one part: markers, photos or chessboards.", valueName: "part")) var only: Part?
+    @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: ../shared/data/real-photos if present).", valueName: "dir")) var photos: String?
     @Option(help: ArgumentHelp("The real video to include (default: ArUco's test video if present).", valueName: "file")) var video: String?
 
     func run() throws {
@@ -34,10 +37,18 @@ struct Bench: ParsableCommand {
         if let videoURL, !FileManager.default.fileExists(atPath: videoURL.path) {
             throw MarkerKitError.missingInput("cannot read video '\(videoURL.path)': no such file")
         }
+        let defaultPhotos = "../shared/data/real-photos"
+        let photoFolder = photos.map { URL(fileURLWithPath: $0) }
+            ?? (FileManager.default.fileExists(atPath: defaultPhotos + "/expected.json") ? URL(fileURLWithPath: defaultPhotos) : nil)
+        let photoBench = photoFolder.map { RealPhotoBenchmark(folder: $0, repeats: quick ? 1 : 3) }
+        if only == nil || only == .photos, let photoBench { _ = try photoBench.expected() }
         var benchmark = DetectorBenchmark(quick: quick)
-        benchmark.includeMarkers = only != .chessboards
-        benchmark.includeChessboards = only != .markers
-        let report = try benchmark.run(video: videoURL) { status("bench: \($0)") }
+        benchmark.includeMarkers = only == nil || only == .markers
+        benchmark.includeChessboards = only == nil || only == .chessboards
+        var report = try benchmark.run(video: videoURL) { status("bench: \($0)") }
+        if only == nil || only == .photos, let photoBench {
+            report.markerCases += try photoBench.run { status("bench: \($0)") }
+        }
         endStatus()
         print(report.table)
         if let jsonURL {
