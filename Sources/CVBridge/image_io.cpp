@@ -107,8 +107,10 @@ extern "C" int32_t cvb_image_read(const char *path, int32_t channels, cvb_image 
         if (path == nullptr || out == nullptr || (channels != 1 && channels != 3))
             return cvb::fail(CVB_ERR_ARGUMENT, "read image: bad argument");
         *out = cvb_image{0, 0, 0, 0, nullptr};
-        // The whole file into the thread's kept buffer (read(2): no stdio buffer to allocate).
-        const int file = open(path, O_RDONLY | O_CLOEXEC);
+        // The whole file into the thread's kept buffer (read(2): no stdio buffer to allocate). Opened
+        // without blocking: opening a FIFO for reading otherwise waits for a writer, for ever; it, a
+        // socket or a device is then refused by fstat below, never read.
+        const int file = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         const auto failure = [&] { return cvb::fail(CVB_ERR_IO, std::string("cannot read or decode image '") + path + "'"); };
         if (file < 0) return failure();
         struct stat info {};

@@ -169,7 +169,9 @@ void cvb_storage_close(cvb_storage *storage);
  * cvb_image_decode or cvb_decoded_release (not released itself; the file is read into the same memory
  * while sizes repeat). The PNG, JPEG or BMP header is
  * read first: a size beyond CVB_MAX_IMAGE_PIXELS gives CVB_ERR_TOO_LARGE without decoding. The
- * codecs' own warnings (libpng, libjpeg) do not reach stderr; failures come back as one message. */
+ * codecs' own warnings (libpng, libjpeg) do not reach stderr; failures come back as one message. A
+ * path that is not a regular file (a FIFO, socket or device) fails at once, unread: it is opened
+ * without blocking and checked before reading. */
 int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out);
 /* Encodes an 8-bit gray or BGR image into the format named by `extension` (".png", ".jpg"); the
  * bytes go to `out` (data owned by the bridge, release with cvb_image_release; width = byte count). */

@@ -58,8 +58,10 @@ public struct Frame: Sendable {
         let status = path.withUnsafeBufferPointer { cvb_image_read($0.baseAddress, Int32(format.channels), &image) }
         guard status >= 0 else {
             let path = path.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            if !FileManager.default.fileExists(atPath: path) {
-                throw MarkerKitError.missingInput("cannot read image '\(path)': no such file")
+            switch InputCatalog.kind(of: path) {
+            case .missing: throw MarkerKitError.missingInput("cannot read image '\(path)': no such file")
+            case .special(let what): throw InputCatalog.notARegularFile(path, what)
+            case .file, .folder: break
             }
             let reason = Int(status) == CVB_ERR_TOO_LARGE ? String(cString: cvb_last_error()) : "not a readable image or corrupt"
             throw MarkerKitError.badInput("cannot read image '\(path)': \(reason)")
