@@ -87,16 +87,67 @@ struct DecodeWorkspace {
 };
 thread_local DecodeWorkspace decoding;
 
+// `image`'s values stretched linearly from their smallest to their largest (all channels together)
+// onto 0-255; a flat picture becomes 0.
+cv::Mat stretched(const cv::Mat &image) {
+    double low = 0, high = 0;
+    cv::minMaxLoc(image.reshape(1), &low, &high);
+    cv::Mat out;
+    const double scale = high > low ? 255.0 / (high - low) : 0;
+    image.convertTo(out, CV_8U, scale, -low * scale);
+    return out;
+}
+
+// Any decoded depth to 8 bits (documented with cvb_image_read): 16-bit pictures whose values reach
+// 4096 use the full range and keep their top byte (what the codecs give when asked for 8 bits);
+// those below (10- and 12-bit cameras store the sensor's value as is) are stretched from their darkest
+// to their brightest value; floating point (EXR, HDR, PFM) is taken as 0-1; signed integers stretched.
+cv::Mat to_8bit(const cv::Mat &image) {
+    switch (image.depth()) {
+    case CV_8U:
+        return image;
+    case CV_16U: {
+        double low = 0, high = 0;
+        cv::minMaxLoc(image.reshape(1), &low, &high);
+        if (high < CVB_LOW_BITS_LIMIT) return stretched(image);
+        cv::Mat out(image.size(), CV_MAKETYPE(CV_8U, image.channels()));
+        const int values = image.cols * image.channels();
+        for (int y = 0; y < image.rows; ++y) {
+            const uint16_t *from = image.ptr<uint16_t>(y);
+            uint8_t *to = out.ptr<uint8_t>(y);
+            for (int x = 0; x < values; ++x) to[x] = uint8_t(from[x] >> 8);
+        }
+        return out;
+    }
+    case CV_32F:
+    case CV_64F: {
+        cv::Mat out;
+        image.convertTo(out, CV_8U, 255.0);
+        return out;
+    }
+    default:
+        return stretched(image);
+    }
+}
+
 // Decodes `count` bytes into the thread's kept picture; `out` views it (valid until the thread's next
 // decode). Too large a header is refused before decoding; an undecodable picture gives CVB_ERR_IO (the
-// caller says what it was).
+// caller says what it was). Decoded at the file's own depth (8 bits made as to_8bit says) and, for
+// colour, in the file's own channels (gray made BGR here): imdecode's IMREAD_COLOR with ANYDEPTH
+// returns garbage for a gray EXR and nothing for a float TIFF.
 int32_t decode_kept(const uint8_t *bytes, size_t count, int32_t channels, cvb_image *out) {
     if (int32_t refused = refuse_if_too_large(bytes, count); refused < 0) return refused;
     const cv::Mat encoded(1, int(count), CV_8UC1, const_cast<uint8_t *>(bytes));
-    const int flags = channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR;
+    const int flags = cv::IMREAD_ANYDEPTH | (channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_ANYCOLOR);
     decoding.image = quietly([&] { return cv::imdecode(encoded, flags); });
+    if (decoding.image.empty()) return CVB_ERR_IO;
+    decoding.image = to_8bit(decoding.image);
+    if (decoding.image.channels() != channels) {
+        cv::Mat converted;
+        cv::cvtColor(decoding.image, converted, channels == 1 ? cv::COLOR_BGR2GRAY : cv::COLOR_GRAY2BGR);
+        decoding.image = converted;
+    }
     const cv::Mat &image = decoding.image;
-    if (image.empty()) return CVB_ERR_IO;
     *out = cvb_image{image.cols, image.rows, int32_t(image.step[0]), image.channels(), image.data};
     return CVB_OK;
 }
@@ -140,6 +191,29 @@ extern "C" int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_
             return cvb::fail(CVB_ERR_ARGUMENT, "encode image: bad argument");
         std::vector<uint8_t> bytes;
         if (!cv::imencode(extension, cvb::view(pixels, width, height, stride, channels), bytes))
+            return cvb::fail(CVB_ERR_IO, std::string("cannot encode image as ") + extension);
+        auto *data = static_cast<uint8_t *>(std::malloc(bytes.size() + 1));
+        if (data == nullptr) return cvb::fail(CVB_ERR_IO, "encode image: out of memory");
+        std::memcpy(data, bytes.data(), bytes.size());
+        *out = cvb_image{static_cast<int32_t>(bytes.size()), 1, static_cast<int32_t>(bytes.size()), 1, data};
+        return CVB_OK;
+    });
+}
+
+extern "C" int32_t cvb_image_encode_samples(const void *samples, int32_t width, int32_t height, int32_t stride,
+                                            int32_t channels, int32_t bits, const char *extension,
+                                            const int32_t *parameters, int32_t parameter_count, cvb_image *out) {
+    return cvb::guarded("encode image", [&]() -> int32_t {
+        const int size = bits == 8 ? 1 : bits == 16 ? 2 : bits == 32 ? 4 : 0;
+        if (samples == nullptr || width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4) ||
+            size == 0 || stride < width * channels * size || extension == nullptr || out == nullptr ||
+            parameter_count < 0 || (parameter_count > 0 && parameters == nullptr))
+            return cvb::fail(CVB_ERR_ARGUMENT, "encode image: bad argument");
+        const int depth = bits == 8 ? CV_8U : bits == 16 ? CV_16U : CV_32F;
+        const cv::Mat image(height, width, CV_MAKETYPE(depth, channels), const_cast<void *>(samples), size_t(stride));
+        std::vector<uint8_t> bytes;
+        const std::vector<int> options(parameters, parameters + parameter_count);
+        if (!cv::imencode(extension, image, bytes, options))
             return cvb::fail(CVB_ERR_IO, std::string("cannot encode image as ") + extension);
         auto *data = static_cast<uint8_t *>(std::malloc(bytes.size() + 1));
         if (data == nullptr) return cvb::fail(CVB_ERR_IO, "encode image: out of memory");
