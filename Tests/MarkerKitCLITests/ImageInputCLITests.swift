@@ -3,7 +3,8 @@ import Testing
 @testable import MarkerKit
 
 /// What `detect` takes as image input, run as a user runs it: special files (FIFOs, sockets, devices)
-/// are never opened, whether they sit in a folder or are named on the command line.
+/// are never opened, whether they sit in a folder or are named on the command line; a phone JPEG is
+/// read as it is shown, and the JSON says so.
 @Suite struct ImageInputCLITests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures")
@@ -103,5 +104,50 @@ import Testing
         #expect(mixed.status == 1 && mixed.stdout.contains("a.png: 6 markers"), "\(mixed.stdout) \(mixed.stderr)")
         #expect(mixed.stderrLines.count == 1 && mixed.stderr.contains("x.png"), "\(mixed.stderr)")
         #expect(try files(in: dir) == before, "no output left behind")
+    }
+
+    /// A phone photo: stored turned (as the sensor saw it) with EXIF orientation 6 (show it turned 90°
+    /// clockwise). detect reads it as shown: the same markers, corners within JPEG's loss of the upright
+    /// PNG's, width and height as displayed, and the JSON (file and lines) says what was applied.
+    @Test func aPhoneJPEGIsDetectedAsShownAndTheJSONSaysSo() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let upright = try Frame(contentsOf: Self.photo, format: .bgr8)
+        let stored = try FrameTransform(rotate: 270, mirror: false).apply(upright) // 480 x 640, as the phone stores it
+        let jpeg = try stored.encoded(as: "jpg")
+        // EXIF: "Exif\0\0", then a big-endian TIFF structure with one entry, orientation (0x0112) = 6.
+        let exif: [UInt8] = Array("Exif".utf8) + [0, 0] + Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 1,
+                                                                               0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+        let app1: [UInt8] = [0xFF, 0xE1, 0, UInt8(exif.count + 2)] + exif
+        try (jpeg.prefix(2) + Data(app1) + jpeg.dropFirst(2)).write(to: dir.appendingPathComponent("phone.jpg"))
+        try FileManager.default.copyItem(at: Self.photo, to: dir.appendingPathComponent("upright.png"))
+
+        let (result, timedOut) = try Self.run(["detect", "phone.jpg", "upright.png", "--json", "out.json", "--annotate", "annotated"], in: dir)
+        #expect(!timedOut && result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("phone.jpg: 6 markers: 101 601 701 801 901 1001"), "\(result.stdout)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("out.json"))) as! [String: Any]
+        let frames = json["frames"] as! [[String: Any]]
+        #expect(frames.count == 2)
+        let (phone, png) = (frames[0], frames[1])
+        #expect(phone["width"] as? Int == 640 && phone["height"] as? Int == 480, "the displayed size")
+        let orientation = phone["orientation"] as? [String: Any]
+        #expect(orientation?.count == 2 && orientation?["exif"] as? Int == 6 && orientation?["applied"] as? Bool == true, "\(phone)")
+        #expect(try String(contentsOf: dir.appendingPathComponent("out.json"), encoding: .utf8).contains("\"applied\" : true"))
+        #expect(png["orientation"] == nil, "a PNG without a tag says nothing")
+        func corners(_ frame: [String: Any]) -> [Int: [[Double]]] {
+            Dictionary(uniqueKeysWithValues: (frame["markers"] as! [[String: Any]]).map { ($0["id"] as! Int, $0["corners"] as! [[Double]]) })
+        }
+        let (found, expected) = (corners(phone), corners(png))
+        #expect(found.keys.sorted() == expected.keys.sorted() && found.count == 6)
+        var moved = 0.0
+        for (id, points) in found {
+            for (p, q) in zip(points, expected[id] ?? []) { moved = max(moved, ((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1])).squareRoot()) }
+        }
+        #expect(moved < 0.1, "corners within \(moved) px of the upright PNG's")
+        let annotated = try Frame(contentsOf: dir.appendingPathComponent("annotated/phone.png"))
+        #expect(annotated.width == 640 && annotated.height == 480, "the annotated image is upright")
+
+        let (lines, _) = try Self.run(["detect", "phone.jpg", "--jsonl"], in: dir)
+        #expect(lines.status == 0 && lines.stdout.contains("\"orientation\":{\"applied\":true,\"exif\":6}"), "\(lines.stdout)")
     }
 }

@@ -176,10 +176,12 @@ void cvb_storage_close(cvb_storage *storage);
  * CVB_LOW_BITS_LIMIT keep their top byte (value >> 8, the full 16-bit range); those below it hold
  * the sensor's value in the low bits (10- and 12-bit cameras) and are stretched linearly from their
  * darkest to their brightest value onto 0-255; floating point (EXR, HDR, PFM) is taken as 0-1. An
- * alpha channel is ignored. A
+ * alpha channel is ignored. The picture is turned and mirrored as its orientation tag says (EXIF in a
+ * JPEG, PNG or WebP, or a TIFF's own), as viewers show it; `orientation` (may be null) gets the tag's
+ * value, 0 when the file has none (values outside 1-8 are not applied). A
  * path that is not a regular file (a FIFO, socket or device) fails at once, unread: it is opened
  * without blocking and checked before reading. */
-int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out);
+int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out, int32_t *orientation);
 /* Encodes 8-bit, 16-bit or 32-bit float (`bits` 8, 16, 32) gray, BGR or BGRA (`channels` 1, 3, 4)
  * samples, rows `stride` bytes apart, into the format named by `extension` with imencode's
  * `parameters` (pairs such as IMWRITE_JPEG_QUALITY, 95; may be null when the count is 0): the files
@@ -192,7 +194,7 @@ int32_t cvb_image_encode_samples(const void *samples, int32_t width, int32_t hei
 int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
                          const char *extension, cvb_image *out);
 /* Decodes an encoded image (JPEG, PNG, ... as a camera's MJPEG frame) held in memory into gray (1) or
- * BGR (3), into the same kept memory as cvb_image_read (`out` is a view, not released). */
+ * BGR (3) as cvb_image_read does, into the same kept memory (`out` is a view, not released). */
 int32_t cvb_image_decode(const uint8_t *bytes, int32_t count, int32_t channels, cvb_image *out);
 /* Frees the picture the calling thread decoded last, once its view has been copied (a 4K frame is 25 MB). */
 void cvb_decoded_release(void);

@@ -34,7 +34,8 @@ public struct Frame: Sendable {
         self.bytes = bytes
     }
 
-    /// Reads an image file as gray or BGR through OpenCV's imgcodecs.
+    /// Reads an image file as gray or BGR through OpenCV's imgcodecs, as a viewer shows it (turned as
+    /// its orientation tag says; 16-bit and float made 8-bit, see cvb_image_read).
     public init(contentsOf url: URL, format: PixelFormat = .bgr8) throws {
         self = .empty
         try read(path: url.path.utf8CString, format: format)
@@ -51,11 +52,13 @@ public struct Frame: Sendable {
     }
 
     /// The image file at `path` (a C string, made once by a source that reads many) into this frame,
-    /// its memory reused when the size repeats.
-    mutating func read(path: ContiguousArray<CChar>, format: PixelFormat) throws {
+    /// its memory reused when the size repeats; the file's orientation tag, nil when it has none.
+    @discardableResult
+    mutating func read(path: ContiguousArray<CChar>, format: PixelFormat) throws -> ImageOrientation? {
         precondition(format != .bgra8, "images are read as gray or BGR")
         var image = cvb_image()
-        let status = path.withUnsafeBufferPointer { cvb_image_read($0.baseAddress, Int32(format.channels), &image) }
+        var tag: Int32 = 0
+        let status = path.withUnsafeBufferPointer { cvb_image_read($0.baseAddress, Int32(format.channels), &image, &tag) }
         guard status >= 0 else {
             let path = path.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             switch InputCatalog.kind(of: path) {
@@ -68,6 +71,7 @@ public struct Frame: Sendable {
         }
         copy(bridged: image, format: format)
         cvb_decoded_release()
+        return ImageOrientation(tag: tag)
     }
 
     /// Copies a picture the bridge holds (a view of its memory) into this frame.
