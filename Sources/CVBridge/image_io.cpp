@@ -291,6 +291,12 @@ extern "C" int32_t cvb_image_read(const char *path, int32_t channels, cvb_image 
 
 extern "C" void cvb_decoded_release(void) { decoding.image.release(); }
 
+extern "C" int32_t cvb_image_orientation(const uint8_t *bytes, int32_t count) {
+    if (bytes == nullptr || count <= 0) return 0;
+    Container container = Container::other;
+    return file_orientation(bytes, size_t(count), container);
+}
+
 extern "C" int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride,
                                     int32_t channels, const char *extension, cvb_image *out) {
     return cvb::guarded("encode image", [&]() -> int32_t {

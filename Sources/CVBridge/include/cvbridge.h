@@ -196,6 +196,9 @@ int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, i
 /* Decodes an encoded image (JPEG, PNG, ... as a camera's MJPEG frame) held in memory into gray (1) or
  * BGR (3) as cvb_image_read does, into the same kept memory (`out` is a view, not released). */
 int32_t cvb_image_decode(const uint8_t *bytes, int32_t count, int32_t channels, cvb_image *out);
+/* The orientation tag an encoded image carries, found as cvb_image_read finds it (JPEG APP1 EXIF, PNG
+ * eXIf, WebP EXIF, a TIFF's first directory); 0 when it has none. Reads only within `count` bytes. */
+int32_t cvb_image_orientation(const uint8_t *bytes, int32_t count);
 /* Frees the picture the calling thread decoded last, once its view has been copied (a 4K frame is 25 MB). */
 void cvb_decoded_release(void);
 /* Converts packed YUYV (4:2:2) to BGR as cv::cvtColor(COLOR_YUV2BGR_YUYV) does; `bgr` holds width*height*3. */
