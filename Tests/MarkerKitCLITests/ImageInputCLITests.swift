@@ -150,4 +150,14 @@ import Testing
         let (lines, _) = try Self.run(["detect", "phone.jpg", "--jsonl"], in: dir)
         #expect(lines.status == 0 && lines.stdout.contains("\"orientation\":{\"applied\":true,\"exif\":6}"), "\(lines.stdout)")
     }
+
+    /// `detect --help` states the 16-bit rule, the orientation and the special files, as the README does.
+    @Test func helpSaysHowImagesAreRead() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let help = try CLI.run(["detect", "--help"], in: dir).stdout.replacingOccurrences(of: "\n", with: " ")
+        for phrase in ["16-bit", "4096", "stretched", "EXIF orientation", "\"applied\": true", "FIFOs, sockets and devices are never opened"] {
+            #expect(help.contains(phrase), "detect --help should say \(phrase)")
+        }
+    }
 }
