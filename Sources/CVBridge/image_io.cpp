@@ -1,4 +1,5 @@
 // Image files in and out through OpenCV's imgcodecs, and colour conversion.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -56,6 +57,104 @@ int32_t refuse_if_too_large(const uint8_t *bytes, size_t count) {
     return CVB_OK;
 }
 
+// The orientation tag (0x0112) of the first image directory of TIFF-structured data (a TIFF file, or
+// the EXIF block of a JPEG, PNG or WebP, which is one): its value, 0 when absent or unreadable.
+int32_t tiff_orientation(const uint8_t *t, size_t n) {
+    if (n < 8 || !((t[0] == 'I' && t[1] == 'I') || (t[0] == 'M' && t[1] == 'M'))) return 0;
+    const bool little = t[0] == 'I';
+    auto u16 = [&](size_t i) { return little ? uint32_t(t[i] | t[i + 1] << 8) : uint32_t(t[i] << 8 | t[i + 1]); };
+    auto u32 = [&](size_t i) { return little ? u16(i) | u16(i + 2) << 16 : u16(i) << 16 | u16(i + 2); };
+    if (u16(2) != 42) return 0;
+    const size_t directory = u32(4);
+    if (directory + 2 > n) return 0;
+    const size_t entries = u16(directory);
+    for (size_t k = 0; k < entries; ++k) {
+        const size_t e = directory + 2 + 12 * k;
+        if (e + 12 > n) return 0;
+        if (u16(e) != 0x0112) continue;
+        switch (u16(e + 2)) {  // the type: BYTE, SHORT (as written), LONG
+        case 1: return t[e + 8];
+        case 3: return int32_t(u16(e + 8));
+        case 4: return int32_t(std::min<uint32_t>(u32(e + 8), 0x7fffffff));
+        default: return 0;
+        }
+    }
+    return 0;
+}
+
+enum class Container { other, jpeg, png, webp, tiff };
+
+// The orientation tag a file carries where viewers look for it: the EXIF block of a JPEG (APP1), PNG
+// (eXIf) or WebP (EXIF chunk), or a TIFF's own first directory. 0 when it carries none.
+int32_t file_orientation(const uint8_t *b, size_t n, Container &container) {
+    auto be16 = [&](size_t i) { return size_t(b[i]) << 8 | b[i + 1]; };
+    auto be32 = [&](size_t i) { return be16(i) << 16 | be16(i + 2); };
+    auto le32 = [&](size_t i) { return size_t(b[i]) | size_t(b[i + 1]) << 8 | size_t(b[i + 2]) << 16 | size_t(b[i + 3]) << 24; };
+    auto exif = [&](const uint8_t *data, size_t size) {  // "Exif\0\0" then the TIFF structure
+        if (size >= 6 && std::memcmp(data, "Exif\0\0", 6) == 0) return tiff_orientation(data + 6, size - 6);
+        return tiff_orientation(data, size);
+    };
+    container = Container::other;
+    if (n >= 4 && b[0] == 0xFF && b[1] == 0xD8) {
+        container = Container::jpeg;
+        size_t i = 2;
+        while (i + 4 <= n && b[i] == 0xFF) {
+            const uint8_t marker = b[i + 1];
+            if (marker == 0xFF) { ++i; continue; }
+            if (marker == 0xD8 || marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) { i += 2; continue; }
+            if (marker == 0xDA || marker == 0xD9) break;  // the picture starts: no EXIF after it
+            const size_t length = be16(i + 2);
+            if (length < 2 || length > n - i - 2) break;
+            if (marker == 0xE1 && length >= 8 && std::memcmp(b + i + 4, "Exif\0\0", 6) == 0) return exif(b + i + 4, length - 2);
+            i += 2 + length;
+        }
+        return 0;
+    }
+    if (n >= 8 && std::memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0) {
+        container = Container::png;
+        for (size_t i = 8; i + 12 <= n;) {
+            const size_t length = be32(i);
+            if (length > n - i - 12) break;
+            if (std::memcmp(b + i + 4, "eXIf", 4) == 0) return exif(b + i + 8, length);
+            if (std::memcmp(b + i + 4, "IEND", 4) == 0) break;
+            i += 12 + length;
+        }
+        return 0;
+    }
+    if (n >= 12 && std::memcmp(b, "RIFF", 4) == 0 && std::memcmp(b + 8, "WEBP", 4) == 0) {
+        container = Container::webp;
+        for (size_t i = 12; i + 8 <= n;) {
+            const size_t length = le32(i + 4);
+            if (length > n - i - 8) break;
+            if (std::memcmp(b + i, "EXIF", 4) == 0) return exif(b + i + 8, length);
+            i += 8 + length + (length & 1);
+        }
+        return 0;
+    }
+    if (n >= 8 && (std::memcmp(b, "II*\0", 4) == 0 || std::memcmp(b, "MM\0*", 4) == 0)) {
+        container = Container::tiff;
+        return tiff_orientation(b, n);
+    }
+    return 0;
+}
+
+// `image` as a viewer shows it under EXIF orientation `orientation` (2-8; others leave it as it is):
+// the transforms of OpenCV's own ApplyExifOrientation.
+cv::Mat oriented(const cv::Mat &image, int32_t orientation) {
+    cv::Mat out;
+    switch (orientation) {
+    case 2: cv::flip(image, out, 1); break;                              // mirrored left-right
+    case 3: cv::flip(image, out, -1); break;                             // turned 180 degrees
+    case 4: cv::flip(image, out, 0); break;                              // mirrored top-bottom
+    case 5: cv::transpose(image, out); break;                            // transposed
+    case 6: cv::transpose(image, out); cv::flip(out, out, 1); break;     // turned 90 degrees clockwise
+    case 7: cv::transpose(image, out); cv::flip(out, out, -1); break;    // transverse
+    case 8: cv::transpose(image, out); cv::flip(out, out, 0); break;     // turned 90 degrees anticlockwise
+    default: return image;
+    }
+    return out;
+}
+
 // libpng and libjpeg print their own complaints to stderr before OpenCV reports the failure; a user
 // should see one line, ours. Decoding runs with stderr pointed at /dev/null, one decode at a time.
 template <typename F> cv::Mat quietly(F decode) {
@@ -87,28 +186,89 @@ struct DecodeWorkspace {
 };
 thread_local DecodeWorkspace decoding;
 
+// `image`'s values stretched linearly from their smallest to their largest (all channels together)
+// onto 0-255; a flat picture becomes 0.
+cv::Mat stretched(const cv::Mat &image) {
+    double low = 0, high = 0;
+    cv::minMaxLoc(image.reshape(1), &low, &high);
+    cv::Mat out;
+    const double scale = high > low ? 255.0 / (high - low) : 0;
+    image.convertTo(out, CV_8U, scale, -low * scale);
+    return out;
+}
+
+// Any decoded depth to 8 bits (documented with cvb_image_read): 16-bit pictures whose values reach
+// 4096 use the full range and keep their top byte (what the codecs give when asked for 8 bits);
+// those below (10- and 12-bit cameras store the sensor's value as is) are stretched from their darkest
+// to their brightest value; floating point (EXR, HDR, PFM) is taken as 0-1; signed integers stretched.
+cv::Mat to_8bit(const cv::Mat &image) {
+    switch (image.depth()) {
+    case CV_8U:
+        return image;
+    case CV_16U: {
+        double low = 0, high = 0;
+        cv::minMaxLoc(image.reshape(1), &low, &high);
+        if (high < CVB_LOW_BITS_LIMIT) return stretched(image);
+        cv::Mat out(image.size(), CV_MAKETYPE(CV_8U, image.channels()));
+        const int values = image.cols * image.channels();
+        for (int y = 0; y < image.rows; ++y) {
+            const uint16_t *from = image.ptr<uint16_t>(y);
+            uint8_t *to = out.ptr<uint8_t>(y);
+            for (int x = 0; x < values; ++x) to[x] = uint8_t(from[x] >> 8);
+        }
+        return out;
+    }
+    case CV_32F:
+    case CV_64F: {
+        cv::Mat out;
+        image.convertTo(out, CV_8U, 255.0);
+        return out;
+    }
+    default:
+        return stretched(image);
+    }
+}
+
 // Decodes `count` bytes into the thread's kept picture; `out` views it (valid until the thread's next
 // decode). Too large a header is refused before decoding; an undecodable picture gives CVB_ERR_IO (the
-// caller says what it was).
-int32_t decode_kept(const uint8_t *bytes, size_t count, int32_t channels, cvb_image *out) {
+// caller says what it was). Decoded at the file's own depth (8 bits made as to_8bit says) and, for
+// colour, in the file's own channels (gray made BGR here): imdecode's IMREAD_COLOR with ANYDEPTH
+// returns garbage for a gray EXR and nothing for a float TIFF. The orientation tag is applied here,
+// not by imdecode, so that what was done is known (`orientation` gets the tag, 0 for none): OpenCV 4.6
+// applies it for JPEG and PNG (not WebP) unless told not to, and its TIFF decoder (libtiff) always.
+int32_t decode_kept(const uint8_t *bytes, size_t count, int32_t channels, cvb_image *out, int32_t *orientation) {
     if (int32_t refused = refuse_if_too_large(bytes, count); refused < 0) return refused;
+    Container container = Container::other;
+    const int32_t tag = file_orientation(bytes, count, container);
+    if (orientation != nullptr) *orientation = tag;
     const cv::Mat encoded(1, int(count), CV_8UC1, const_cast<uint8_t *>(bytes));
-    const int flags = channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR;
+    const int flags = cv::IMREAD_ANYDEPTH | cv::IMREAD_IGNORE_ORIENTATION |
+                      (channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_ANYCOLOR);
     decoding.image = quietly([&] { return cv::imdecode(encoded, flags); });
+    if (decoding.image.empty()) return CVB_ERR_IO;
+    decoding.image = to_8bit(decoding.image);
+    if (container != Container::tiff) decoding.image = oriented(decoding.image, tag);
+    if (decoding.image.channels() != channels) {
+        cv::Mat converted;
+        cv::cvtColor(decoding.image, converted, channels == 1 ? cv::COLOR_BGR2GRAY : cv::COLOR_GRAY2BGR);
+        decoding.image = converted;
+    }
     const cv::Mat &image = decoding.image;
-    if (image.empty()) return CVB_ERR_IO;
     *out = cvb_image{image.cols, image.rows, int32_t(image.step[0]), image.channels(), image.data};
     return CVB_OK;
 }
 }
 
-extern "C" int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out) {
+extern "C" int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out, int32_t *orientation) {
     return cvb::guarded("read image", [&]() -> int32_t {
         if (path == nullptr || out == nullptr || (channels != 1 && channels != 3))
             return cvb::fail(CVB_ERR_ARGUMENT, "read image: bad argument");
         *out = cvb_image{0, 0, 0, 0, nullptr};
-        // The whole file into the thread's kept buffer (read(2): no stdio buffer to allocate).
-        const int file = open(path, O_RDONLY | O_CLOEXEC);
+        if (orientation != nullptr) *orientation = 0;
+        // The whole file into the thread's kept buffer (read(2): no stdio buffer to allocate). Opened
+        // without blocking: opening a FIFO for reading otherwise waits for a writer, for ever; it, a
+        // socket or a device is then refused by fstat below, never read.
+        const int file = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         const auto failure = [&] { return cvb::fail(CVB_ERR_IO, std::string("cannot read or decode image '") + path + "'"); };
         if (file < 0) return failure();
         struct stat info {};
@@ -124,12 +284,18 @@ extern "C" int32_t cvb_image_read(const char *path, int32_t channels, cvb_image 
         }
         close(file);
         if (!read_all) return failure();
-        const int32_t status = decode_kept(decoding.file.data(), decoding.file.size(), channels, out);
+        const int32_t status = decode_kept(decoding.file.data(), decoding.file.size(), channels, out, orientation);
         return status == CVB_ERR_IO ? failure() : status;
     });
 }
 
 extern "C" void cvb_decoded_release(void) { decoding.image.release(); }
+
+extern "C" int32_t cvb_image_orientation(const uint8_t *bytes, int32_t count) {
+    if (bytes == nullptr || count <= 0) return 0;
+    Container container = Container::other;
+    return file_orientation(bytes, size_t(count), container);
+}
 
 extern "C" int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride,
                                     int32_t channels, const char *extension, cvb_image *out) {
@@ -138,6 +304,29 @@ extern "C" int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_
             return cvb::fail(CVB_ERR_ARGUMENT, "encode image: bad argument");
         std::vector<uint8_t> bytes;
         if (!cv::imencode(extension, cvb::view(pixels, width, height, stride, channels), bytes))
+            return cvb::fail(CVB_ERR_IO, std::string("cannot encode image as ") + extension);
+        auto *data = static_cast<uint8_t *>(std::malloc(bytes.size() + 1));
+        if (data == nullptr) return cvb::fail(CVB_ERR_IO, "encode image: out of memory");
+        std::memcpy(data, bytes.data(), bytes.size());
+        *out = cvb_image{static_cast<int32_t>(bytes.size()), 1, static_cast<int32_t>(bytes.size()), 1, data};
+        return CVB_OK;
+    });
+}
+
+extern "C" int32_t cvb_image_encode_samples(const void *samples, int32_t width, int32_t height, int32_t stride,
+                                            int32_t channels, int32_t bits, const char *extension,
+                                            const int32_t *parameters, int32_t parameter_count, cvb_image *out) {
+    return cvb::guarded("encode image", [&]() -> int32_t {
+        const int size = bits == 8 ? 1 : bits == 16 ? 2 : bits == 32 ? 4 : 0;
+        if (samples == nullptr || width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4) ||
+            size == 0 || stride < width * channels * size || extension == nullptr || out == nullptr ||
+            parameter_count < 0 || (parameter_count > 0 && parameters == nullptr))
+            return cvb::fail(CVB_ERR_ARGUMENT, "encode image: bad argument");
+        const int depth = bits == 8 ? CV_8U : bits == 16 ? CV_16U : CV_32F;
+        const cv::Mat image(height, width, CV_MAKETYPE(depth, channels), const_cast<void *>(samples), size_t(stride));
+        std::vector<uint8_t> bytes;
+        const std::vector<int> options(parameters, parameters + parameter_count);
+        if (!cv::imencode(extension, image, bytes, options))
             return cvb::fail(CVB_ERR_IO, std::string("cannot encode image as ") + extension);
         auto *data = static_cast<uint8_t *>(std::malloc(bytes.size() + 1));
         if (data == nullptr) return cvb::fail(CVB_ERR_IO, "encode image: out of memory");
@@ -184,7 +373,7 @@ extern "C" int32_t cvb_image_decode(const uint8_t *bytes, int32_t count, int32_t
         if (bytes == nullptr || count <= 0 || out == nullptr || (channels != 1 && channels != 3))
             return cvb::fail(CVB_ERR_ARGUMENT, "decode image: bad argument");
         *out = cvb_image{0, 0, 0, 0, nullptr};
-        const int32_t status = decode_kept(bytes, size_t(count), channels, out);
+        const int32_t status = decode_kept(bytes, size_t(count), channels, out, nullptr);
         return status == CVB_ERR_IO ? cvb::fail(CVB_ERR_IO, "not a decodable image") : status;
     });
 }

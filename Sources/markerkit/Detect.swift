@@ -13,7 +13,14 @@ struct Detect: ParsableCommand {
 
         A folder is read in sorted order; entries that are not images or videos are skipped with a note. \
         When some inputs cannot be read, the others are still processed, each bad one is named on stderr \
-        and the exit code is 1.
+        and the exit code is 1. FIFOs, sockets and devices are never opened: skipped with a note in a \
+        folder, an error (exit 66) when named.
+
+        Images: anything OpenCV reads (PNG, JPEG, TIFF, BMP, PGM/PPM, WebP, ...). 16-bit images whose \
+        values reach 4096 keep their top byte (the full range); those below it (10- and 12-bit cameras) \
+        are stretched from their darkest to their brightest value; float images are taken as 0-1; alpha \
+        is ignored. A photo with an EXIF orientation is turned as viewers show it: width, height and \
+        corners are in that picture, and its JSON says "orientation": {"exif": 6, "applied": true}.
 
         Examples:
           markerkit detect photo.png

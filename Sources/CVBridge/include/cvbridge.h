@@ -25,6 +25,8 @@ enum {
 
 /* Images whose header claims more pixels than this (16384 x 16384) are refused before decoding. */
 #define CVB_MAX_IMAGE_PIXELS 268435456LL
+/* The brightest 16-bit value below which a picture is taken to hold 12 bits or fewer (see cvb_image_read). */
+#define CVB_LOW_BITS_LIMIT 4096
 
 /* The message of the last failure on this thread ("" if none). Valid until the next call. */
 const char *cvb_last_error(void);
@@ -172,15 +174,34 @@ void cvb_storage_close(cvb_storage *storage);
  * cvb_image_decode or cvb_decoded_release (not released itself; the file is read into the same memory
  * while sizes repeat). The PNG, JPEG or BMP header is
  * read first: a size beyond CVB_MAX_IMAGE_PIXELS gives CVB_ERR_TOO_LARGE without decoding. The
- * codecs' own warnings (libpng, libjpeg) do not reach stderr; failures come back as one message. */
-int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out);
+ * codecs' own warnings (libpng, libjpeg) do not reach stderr; failures come back as one message.
+ * Pictures of more than 8 bits become 8-bit thus: 16-bit ones whose brightest value reaches
+ * CVB_LOW_BITS_LIMIT keep their top byte (value >> 8, the full 16-bit range); those below it hold
+ * the sensor's value in the low bits (10- and 12-bit cameras) and are stretched linearly from their
+ * darkest to their brightest value onto 0-255; floating point (EXR, HDR, PFM) is taken as 0-1. An
+ * alpha channel is ignored. The picture is turned and mirrored as its orientation tag says (EXIF in a
+ * JPEG, PNG or WebP, or a TIFF's own), as viewers show it; `orientation` (may be null) gets the tag's
+ * value, 0 when the file has none (values outside 1-8 are not applied). A
+ * path that is not a regular file (a FIFO, socket or device) fails at once, unread: it is opened
+ * without blocking and checked before reading. */
+int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out, int32_t *orientation);
+/* Encodes 8-bit, 16-bit or 32-bit float (`bits` 8, 16, 32) gray, BGR or BGRA (`channels` 1, 3, 4)
+ * samples, rows `stride` bytes apart, into the format named by `extension` with imencode's
+ * `parameters` (pairs such as IMWRITE_JPEG_QUALITY, 95; may be null when the count is 0): the files
+ * cameras and other programs write, for the tests. The bytes go to `out` as with cvb_image_encode. */
+int32_t cvb_image_encode_samples(const void *samples, int32_t width, int32_t height, int32_t stride, int32_t channels,
+                                 int32_t bits, const char *extension, const int32_t *parameters,
+                                 int32_t parameter_count, cvb_image *out);
 /* Encodes an 8-bit gray or BGR image into the format named by `extension` (".png", ".jpg"); the
  * bytes go to `out` (data owned by the bridge, release with cvb_image_release; width = byte count). */
 int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
                          const char *extension, cvb_image *out);
 /* Decodes an encoded image (JPEG, PNG, ... as a camera's MJPEG frame) held in memory into gray (1) or
- * BGR (3), into the same kept memory as cvb_image_read (`out` is a view, not released). */
+ * BGR (3) as cvb_image_read does, into the same kept memory (`out` is a view, not released). */
 int32_t cvb_image_decode(const uint8_t *bytes, int32_t count, int32_t channels, cvb_image *out);
+/* The orientation tag an encoded image carries, found as cvb_image_read finds it (JPEG APP1 EXIF, PNG
+ * eXIf, WebP EXIF, a TIFF's first directory); 0 when it has none. Reads only within `count` bytes. */
+int32_t cvb_image_orientation(const uint8_t *bytes, int32_t count);
 /* Frees the picture the calling thread decoded last, once its view has been copied (a 4K frame is 25 MB). */
 void cvb_decoded_release(void);
 /* Converts packed YUYV (4:2:2) to BGR as cv::cvtColor(COLOR_YUV2BGR_YUYV) does; `bgr` holds width*height*3. */

@@ -34,7 +34,8 @@ public struct Frame: Sendable {
         self.bytes = bytes
     }
 
-    /// Reads an image file as gray or BGR through OpenCV's imgcodecs.
+    /// Reads an image file as gray or BGR through OpenCV's imgcodecs, as a viewer shows it (turned as
+    /// its orientation tag says; 16-bit and float made 8-bit, see cvb_image_read).
     public init(contentsOf url: URL, format: PixelFormat = .bgr8) throws {
         self = .empty
         try read(path: url.path.utf8CString, format: format)
@@ -51,21 +52,26 @@ public struct Frame: Sendable {
     }
 
     /// The image file at `path` (a C string, made once by a source that reads many) into this frame,
-    /// its memory reused when the size repeats.
-    mutating func read(path: ContiguousArray<CChar>, format: PixelFormat) throws {
+    /// its memory reused when the size repeats; the file's orientation tag, nil when it has none.
+    @discardableResult
+    mutating func read(path: ContiguousArray<CChar>, format: PixelFormat) throws -> ImageOrientation? {
         precondition(format != .bgra8, "images are read as gray or BGR")
         var image = cvb_image()
-        let status = path.withUnsafeBufferPointer { cvb_image_read($0.baseAddress, Int32(format.channels), &image) }
+        var tag: Int32 = 0
+        let status = path.withUnsafeBufferPointer { cvb_image_read($0.baseAddress, Int32(format.channels), &image, &tag) }
         guard status >= 0 else {
             let path = path.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            if !FileManager.default.fileExists(atPath: path) {
-                throw MarkerKitError.missingInput("cannot read image '\(path)': no such file")
+            switch InputCatalog.kind(of: path) {
+            case .missing: throw MarkerKitError.missingInput("cannot read image '\(path)': no such file")
+            case .special(let what): throw InputCatalog.notARegularFile(path, what)
+            case .file, .folder: break
             }
             let reason = Int(status) == CVB_ERR_TOO_LARGE ? String(cString: cvb_last_error()) : "not a readable image or corrupt"
             throw MarkerKitError.badInput("cannot read image '\(path)': \(reason)")
         }
         copy(bridged: image, format: format)
         cvb_decoded_release()
+        return ImageOrientation(tag: tag)
     }
 
     /// Copies a picture the bridge holds (a view of its memory) into this frame.

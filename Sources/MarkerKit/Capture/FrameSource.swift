@@ -5,12 +5,15 @@ public struct SourcedFrame: Sendable {
     public var index: Int
     public var frame: Frame
     public var time: Double
+    /// An image file's orientation tag (nil for files without one, videos and cameras).
+    public var orientation: ImageOrientation?
 
-    public init(source: String, index: Int, frame: Frame, time: Double = 0) {
+    public init(source: String, index: Int, frame: Frame, time: Double = 0, orientation: ImageOrientation? = nil) {
         self.source = source
         self.index = index
         self.frame = frame
         self.time = time
+        self.orientation = orientation
     }
 
     /// Nothing read yet: what a source reads into (`FrameSource.next(into:)`).

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Frames from image files, in the order given, read in colour (BGR) through OpenCV's imgcodecs.
+/// Frames from image files, in the order given, read in colour (BGR) through OpenCV's imgcodecs, as
+/// viewers show them (each frame says the file's orientation tag).
 public struct ImageFileSource: FrameSource {
     public let files: [URL]
     /// Each file's path and the name frames report, made once here rather than for every frame.
@@ -20,7 +21,7 @@ public struct ImageFileSource: FrameSource {
         guard position < files.count else { return false }
         let number = position
         position += 1
-        try sourced.frame.read(path: paths[number], format: .bgr8)
+        sourced.orientation = try sourced.frame.read(path: paths[number], format: .bgr8)
         sourced.source = sources[number]
         sourced.index = 0
         sourced.time = 0

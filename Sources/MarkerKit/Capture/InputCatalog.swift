@@ -2,6 +2,9 @@ import Foundation
 
 /// What a user named on the command line, sorted into image files and video files: folders are
 /// expanded (sorted, non-images skipped with a note), missing paths and empty folders are problems.
+/// Special files (FIFOs, sockets, devices) are never opened: opening a FIFO waits for a writer, so one
+/// named `x.png` in a folder would stop the run for good. In a folder they are skipped with a note;
+/// named on the command line they are a problem.
 public struct InputCatalog: Sendable {
     public enum Item: Sendable, Equatable {
         case image(URL)
@@ -20,13 +23,42 @@ public struct InputCatalog: Sendable {
     public init(paths: [String]) {
         for path in paths {
             let url = URL(fileURLWithPath: path)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+            switch Self.kind(of: url.path) {
+            case .missing:
                 problems.append(.missingInput("cannot read '\(path)': no such file or folder"))
-                continue
+            case .folder:
+                addFolder(url, as: path)
+            case .file:
+                items.append(Self.item(for: url))
+            case .special(let what):
+                problems.append(Self.notARegularFile(path, what))
             }
-            if isDirectory.boolValue { addFolder(url, as: path) } else { items.append(Self.item(for: url)) }
         }
+    }
+
+    /// What is at a path, links followed, found without opening it.
+    enum Kind: Equatable {
+        case missing, folder, file
+        /// A FIFO, socket or device, with what it is ("a FIFO").
+        case special(String)
+    }
+
+    static func kind(of path: String) -> Kind {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return .missing }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return .folder
+        case S_IFREG: return .file
+        case S_IFIFO: return .special("a FIFO")
+        case S_IFSOCK: return .special("a socket")
+        case S_IFCHR, S_IFBLK: return .special("a device")
+        default: return .special("not a file")
+        }
+    }
+
+    /// The error for a special file where an image or video was expected (exit code 66, as unreadable input).
+    static func notARegularFile(_ path: String, _ what: String) -> MarkerKitError {
+        .missingInput("cannot read '\(path)': it is \(what), not a regular file (not opened)")
     }
 
     static func item(for url: URL) -> Item {
@@ -43,21 +75,36 @@ public struct InputCatalog: Sendable {
         }
         var found = 0
         var skipped: [String] = []
+        var special: [String] = []
         for name in names.sorted() where !name.hasPrefix(".") {
             let file = url.appendingPathComponent(name)
-            var isDirectory: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory)
             let ext = file.pathExtension.lowercased()
-            if isDirectory.boolValue || !(Self.imageExtensions.contains(ext) || Self.videoExtensions.contains(ext)) {
+            guard Self.imageExtensions.contains(ext) || Self.videoExtensions.contains(ext) else {
                 skipped.append(name)
                 continue
+            }
+            switch Self.kind(of: file.path) {
+            case .folder:
+                skipped.append(name)
+                continue
+            case .special:
+                special.append(name)
+                continue
+            case .missing, .file:
+                break // a dangling link is named as missing when it is read
             }
             items.append(Self.item(for: file))
             found += 1
         }
+        func listed(_ names: [String]) -> String {
+            names.prefix(5).joined(separator: ", ") + (names.count > 5 ? ", ..." : "")
+        }
         if !skipped.isEmpty {
-            let shown = skipped.prefix(5).joined(separator: ", ") + (skipped.count > 5 ? ", ..." : "")
-            notes.append("skipped \(skipped.count) non-image entr\(skipped.count == 1 ? "y" : "ies") in '\(path)': \(shown)")
+            notes.append("skipped \(skipped.count) non-image entr\(skipped.count == 1 ? "y" : "ies") in '\(path)': \(listed(skipped))")
+        }
+        if !special.isEmpty {
+            let files = special.count == 1 ? "1 special file" : "\(special.count) special files"
+            notes.append("skipped \(files) (FIFO, socket or device; not opened) in '\(path)': \(listed(special))")
         }
         if found == 0 { problems.append(.missingInput("folder '\(path)' holds no images or videos")) }
     }

@@ -1,8 +1,10 @@
 import Foundation
 
 /// Detection results as JSON: `{"frames": [{"source", "index", "width", "height", "markers": [{"id",
-/// "corners", "pose": {"rvec", "tvec", "unit"}}]}]}`. Corners in pixels, OpenCV's convention (integer
-/// coordinates at pixel centres), in the marker's order TL, TR, BR, BL.
+/// "corners", "pose": {"rvec", "tvec", "unit"}}], "orientation": {"exif", "applied"}}]}`. Corners in
+/// pixels, OpenCV's convention (integer coordinates at pixel centres), in the marker's order TL, TR,
+/// BR, BL, in the picture as displayed: an image with an orientation tag (phone photos) is turned as
+/// the tag says first, and `orientation` says so (absent for files without a tag, videos, cameras).
 public struct DetectionReport: Codable, Sendable {
     public struct Pose: Codable, Sendable, Equatable {
         public let rotation: SIMD3<Double>
@@ -63,14 +65,18 @@ public struct DetectionReport: Codable, Sendable {
         /// The dictionary the IDs belong to (OpenCV's name).
         public let dictionary: String
         public let markers: [Marker]
+        /// The image file's orientation tag, and whether the picture was turned to it before detection.
+        public let orientation: ImageOrientation?
 
-        public init(source: String, index: Int, width: Int, height: Int, dictionary: MarkerDictionary = .arucoOriginal, markers: [Marker]) {
+        public init(source: String, index: Int, width: Int, height: Int, dictionary: MarkerDictionary = .arucoOriginal, markers: [Marker],
+                    orientation: ImageOrientation? = nil) {
             self.source = source
             self.index = index
             self.width = width
             self.height = height
             self.dictionary = dictionary.name
             self.markers = markers
+            self.orientation = orientation
         }
 
         /// One line of JSON (for `--jsonl`).
@@ -122,6 +128,15 @@ public struct DetectionReport: Codable, Sendable {
                 out.append(UInt8(ascii: "}"))
             }
             out.append(UInt8(ascii: "]"))
+            if let orientation {
+                JSONText.append(key: "orientation", to: &out)
+                out.append(UInt8(ascii: "{"))
+                JSONText.append(key: "applied", first: true, to: &out)
+                JSONText.append(literal: orientation.applied ? "true" : "false", to: &out)
+                JSONText.append(key: "exif", to: &out)
+                JSONText.append(orientation.exif, to: &out)
+                out.append(UInt8(ascii: "}"))
+            }
             JSONText.append(key: "source", to: &out)
             JSONText.append(source, to: &out)
             JSONText.append(key: "width", to: &out)

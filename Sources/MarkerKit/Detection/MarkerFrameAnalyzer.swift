@@ -48,7 +48,7 @@ public struct MarkerFrameAnalyzer {
             annotated = turn.map { $0.apply(picture) } ?? picture
         }
         let result = DetectionReport.FrameResult(source: sourced.source, index: sourced.index, width: sensor.width, height: sensor.height,
-                                                 dictionary: detector.dictionary, markers: reported)
+                                                 dictionary: detector.dictionary, markers: reported, orientation: sourced.orientation)
         return (result, annotated)
     }
 
