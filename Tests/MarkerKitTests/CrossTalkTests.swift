@@ -8,9 +8,8 @@ import Testing
 @Suite struct CrossTalkTests {
     static let renders = Int(ProcessInfo.processInfo.environment["MARKERKIT_CROSSTALK_RENDERS"] ?? "") ?? 2
 
-    enum Source: CustomStringConvertible, CaseIterable {
+    enum Source: String, CaseIterable {
         case otherFamily, larger5x5, fourByFour, sixBySix
-        var description: String { "\(self)" }
     }
 
     /// The k-th foreign pattern for `reader`, or nil when that source has nothing foreign to it.
@@ -58,7 +57,7 @@ import Testing
                 shown += 12
                 let image = try renderer.render(scene)
                 readByOwn += try Self.ownReader(first)(image).count
-                for marker in try detector.detect(in: image) { reported.append("\(source) render \(r): ID \(marker.id)") }
+                for marker in try detector.detect(in: image) { reported.append("\(source.rawValue) render \(r): ID \(marker.id)") }
             }
         }
         #expect(shown >= 12 * 3 * Self.renders)
