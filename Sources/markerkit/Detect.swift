@@ -15,6 +15,9 @@ struct Detect: ParsableCommand {
         When some inputs cannot be read, the others are still processed, each bad one is named on stderr \
         and the exit code is 1.
 
+        Images are read and detected on every core at once (--jobs), a video's frames detected on every \
+        core while it is decoded; results and files come in input order, the same as with --jobs 1.
+
         Examples:
           markerkit detect photo.png
           markerkit detect captures/ --json result.json --annotate annotated/
@@ -43,7 +46,10 @@ struct Detect: ParsableCommand {
     @Flag(help: "Print the time spent in each detector stage to stderr.")
     var timings = false
 
+    @OptionGroup var jobs: JobsOption
+
     func run() throws {
+        let jobCount = try jobs.count()
         let side = try markerSize.map { try Length.positive($0, what: "--marker-size") }
         let camera = try calibration.map { try CalibrationStore.default.resolve($0) }
         var estimator: MarkerPoseEstimator?
@@ -68,18 +74,19 @@ struct Detect: ParsableCommand {
         var stream = try jsonl ? JSONLines(url: jsonURL) : nil
         var collected: [DetectionReport.FrameResult] = []
         var processed = 0
-        for item in catalog.items {
+        // Results, lines and files come in input order for any number of jobs.
+        try job.run(catalog.items, jobs: jobCount, onFrame: { result in
+            if stream != nil { try stream!.write(result) } else if jsonTarget != nil { collected.append(result) }
+        }, onItem: { _, outcome in
             do {
-                let summary = try job.run(item) { result in
-                    if stream != nil { try stream!.write(result) } else if jsonTarget != nil { collected.append(result) }
-                }
+                let summary = try outcome.get()
                 processed += 1
                 if !jsonToStdout { print(Self.describe(summary)) }
             } catch let error as MarkerKitError {
                 report(error)
                 failures.append(error)
             }
-        }
+        })
         if let jobTimings = job.timings { FileHandle.standardError.write(Data((jobTimings.table + "\n").utf8)) }
         // Every failure is already on stderr, one line each.
         guard processed > 0 else {

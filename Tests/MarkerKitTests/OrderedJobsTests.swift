@@ -100,4 +100,21 @@ import Testing
         }, work: { _ in pthread_equal(pthread_self(), caller) != 0 }, deliver: { threads.append($0) })
         #expect(threads.count == 7 && threads.allSatisfy { $0 })
     }
+
+    /// Detection through the job with one thread and with three gives the same results for a video.
+    @Test func detectionJobGivesTheSameResultsWithThreeJobs() throws {
+        let video = Fixtures.url("aruco-original-photos/single/video.avi")
+        var results: [[DetectionReport.FrameResult]] = []
+        for jobs in [1, 3] {
+            var job = DetectionJob(collectTimings: true)
+            var frames: [DetectionReport.FrameResult] = []
+            var summaries: [DetectionJob.Summary] = []
+            try job.run([.video(video), .image(Fixtures.url("aruco-original-photos/single/image-test.png"))], jobs: jobs,
+                        onFrame: { frames.append($0) }, onItem: { summaries.append(try $1.get()) })
+            #expect(summaries.map(\.frames) == [145, 1] && summaries.map(\.detections) == [812, 6])
+            #expect(job.timings?.frames == 146, "every worker's stage timings are summed")
+            results.append(frames)
+        }
+        #expect(results[1].map { try! $0.jsonLine() } == results[0].map { try! $0.jsonLine() })
+    }
 }

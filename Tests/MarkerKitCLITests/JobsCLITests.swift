@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// `--jobs`: `detect`, `verify markers` and `calibrate` spread their work over threads and must write
+/// exactly what `--jobs 1` writes, in the same order: JSON, JSON lines, printed lines, annotated files,
+/// errors and exit codes.
+@Suite struct JobsCLITests {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+    static let photos = fixtures.appendingPathComponent("aruco-original-photos/single")
+
+    /// Every file under `directory` by relative path, with its bytes.
+    static func contents(of directory: URL) throws -> [String: Data] {
+        var found: [String: Data] = [:]
+        let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey])!
+        for case let url as URL in enumerator where (try url.resourceValues(forKeys: [.isRegularFileKey])).isRegularFile == true {
+            found[String(url.path.dropFirst(directory.path.count + 1))] = try Data(contentsOf: url)
+        }
+        return found
+    }
+
+    /// A folder of rendered frames with a corrupt file among them, a second picture whose name stem
+    /// repeats one (its annotated copy gets `-2`), and ArUco's test video in the middle of the images.
+    static func mixedFolder(in dir: URL) throws -> URL {
+        #expect(try CLI.run(["render", "--seed", "5", "--count", "5", "--size", "640x480", "-o", "frames"], in: dir).status == 0)
+        let frames = dir.appendingPathComponent("frames")
+        try FileManager.default.removeItem(at: frames.appendingPathComponent("truth.json"))
+        try Data("not a png".utf8).write(to: frames.appendingPathComponent("scene_001b.png"))
+        // PNG bytes under another extension: OpenCV reads the content, the stem repeats scene_002's.
+        try FileManager.default.copyItem(at: frames.appendingPathComponent("scene_002.png"), to: frames.appendingPathComponent("scene_002.bmp"))
+        try FileManager.default.copyItem(at: photos.appendingPathComponent("image-test.png"), to: frames.appendingPathComponent("photo.png"))
+        try FileManager.default.copyItem(at: photos.appendingPathComponent("video.avi"), to: frames.appendingPathComponent("scene_003v.avi"))
+        return frames
+    }
+
+    @Test func detectWritesTheSameForAnyNumberOfJobs() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        _ = try Self.mixedFolder(in: dir)
+        let pose = ["--calibration", Self.photos.appendingPathComponent("intrinsics.yml").path, "--marker-size", "5cm"]
+        var runs: [(jobs: String, result: CLI.Result, json: Data, annotated: [String: Data])] = []
+        for jobs in ["1", "3"] {
+            let result = try CLI.run(["detect", "frames", "--json", "out-\(jobs).json", "--annotate", "annotated-\(jobs)", "--jobs", jobs] + pose, in: dir)
+            runs.append((jobs, result, try Data(contentsOf: dir.appendingPathComponent("out-\(jobs).json")),
+                         try Self.contents(of: dir.appendingPathComponent("annotated-\(jobs)"))))
+        }
+        let (one, three) = (runs[0], runs[1])
+        // A partial failure: the corrupt file named once on stderr, exit 1, the rest processed.
+        #expect(one.result.status == 1 && three.result.status == 1)
+        #expect(one.result.stderrLines.filter { $0.hasPrefix("markerkit: error:") }.count == 1 && one.result.stderr.contains("scene_001b.png"))
+        #expect(one.result.stdout.contains("frames/scene_003v.avi: 145 frames, 812 detections"), "\(one.result.stdout)")
+        #expect(Set(one.annotated.keys) == ["photo.png", "scene_000.png", "scene_001.png", "scene_002.png", "scene_002-2.png",
+                                             "scene_003.png", "scene_003v.avi", "scene_004.png"])
+        #expect(three.result.stdout == one.result.stdout.replacingOccurrences(of: "annotated-1", with: "annotated-3"))
+        #expect(three.result.stderr == one.result.stderr)
+        #expect(three.json == one.json, "--json differs between --jobs 1 and --jobs 3")
+        #expect(three.annotated == one.annotated, "annotated files differ between --jobs 1 and --jobs 3")
+
+        // JSON lines to stdout, frame by frame, in the same order.
+        let lines1 = try CLI.run(["detect", "frames", "--jsonl", "--jobs", "1"], in: dir)
+        let lines2 = try CLI.run(["detect", "frames", "--jsonl", "--jobs", "2"], in: dir)
+        #expect(lines1.status == 1 && lines2.status == 1)
+        #expect(lines1.stdout.split(separator: "\n").count == 7 + 145, "7 images and the video's frames")
+        #expect(lines2.stdout == lines1.stdout, "--jsonl differs between --jobs 1 and --jobs 2")
+        #expect(lines2.stderr == lines1.stderr)
+    }
+
+    static let badCases: [(arguments: [String], status: Int32, says: String)] = [
+        (["detect", "frames", "--jobs", "0"], 64, "--jobs 0 is outside 1-1024"),
+        (["detect", "frames", "--jobs=-2", "--json", "out.json"], 64, "--jobs -2 is outside 1-1024"),
+        (["detect", "frames", "--jobs", "two"], 64, "'two' is invalid for '--jobs"),
+    ]
+
+    @Test(arguments: 0..<badCases.count)
+    func badJobsGetOneLine(index: Int) throws {
+        let (arguments, status, says) = Self.badCases[index]
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("frames"), withIntermediateDirectories: false)
+        try FileManager.default.copyItem(at: Self.photos.appendingPathComponent("image-test.png"), to: dir.appendingPathComponent("frames/a.png"))
+        let before = try files(in: dir)
+        let result = try CLI.run(arguments, in: dir)
+        #expect(result.status == status, "\(arguments): \(result.stderr)")
+        #expect(result.stderrLines.count == 1 && result.stderr.hasPrefix("markerkit: error: ") && result.stderr.contains(says),
+                "\(arguments): \(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(try files(in: dir) == before, "no output left behind")
+    }
+
+    @Test func helpNamesJobs() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for command in [["detect"]] {
+            let help = try CLI.run(command + ["--help"], in: dir)
+            #expect(help.stdout.contains("--jobs <n>") && help.stdout.contains("(default: every"), "\(command)")
+        }
+    }
+}
