@@ -65,10 +65,52 @@ import Testing
         #expect(lines2.stderr == lines1.stderr)
     }
 
+    /// The JSON of `verify markers` without its times (each detector's own time per image, which differs
+    /// from run to run whatever the number of jobs).
+    static func timeless(_ data: Data) throws -> Data {
+        func strip(_ value: Any) -> Any {
+            if let object = value as? [String: Any] {
+                return object.filter { !["seconds", "secondsP50"].contains($0.key) }.mapValues(strip)
+            }
+            if let array = value as? [Any] { return array.map(strip) }
+            return value
+        }
+        return try JSONSerialization.data(withJSONObject: strip(try JSONSerialization.jsonObject(with: data)), options: [.sortedKeys])
+    }
+
+    /// The table without the last column of the detector rows (ms P50).
+    static func timeless(table: String) -> [String] {
+        table.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            ["markerkit ", "opencv ", "opencv-subpix "].contains { line.hasPrefix($0) }
+                ? line.split(separator: " ").dropLast().joined(separator: " ") : String(line)
+        }
+    }
+
+    @Test func verifyMarkersGivesTheSameFiguresForAnyNumberOfJobs() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sampled = ["verify", "markers", "--renders", "10", "--size", "480x360", "--seed", "11"]
+        let one = try CLI.run(sampled + ["--json", "v1.json", "--jobs", "1"], in: dir)
+        let three = try CLI.run(sampled + ["--json", "v3.json", "--jobs", "3"], in: dir)
+        #expect(one.status == 0 && three.status == 0, "\(one.stderr)\(three.stderr)")
+        #expect(Self.timeless(table: three.stdout.replacingOccurrences(of: "v3.json", with: "v1.json")) == Self.timeless(table: one.stdout))
+        let json1 = try Data(contentsOf: dir.appendingPathComponent("v1.json")), json3 = try Data(contentsOf: dir.appendingPathComponent("v3.json"))
+        #expect(try Self.timeless(json3) == Self.timeless(json1))
+        #expect(json1.count > 1000)
+
+        #expect(try CLI.run(["render", "--count", "5", "--size", "480x360", "--seed", "4", "-o", "set"], in: dir).status == 0)
+        let truth1 = try CLI.run(["verify", "markers", "--truth", "set", "--json", "t1.json", "--jobs", "1"], in: dir)
+        let truth2 = try CLI.run(["verify", "markers", "--truth", "set", "--json", "t2.json", "--jobs", "2"], in: dir)
+        #expect(truth1.status == 0 && truth2.status == 0)
+        #expect(Self.timeless(table: truth2.stdout.replacingOccurrences(of: "t2.json", with: "t1.json")) == Self.timeless(table: truth1.stdout))
+        #expect(try Self.timeless(Data(contentsOf: dir.appendingPathComponent("t2.json"))) == Self.timeless(Data(contentsOf: dir.appendingPathComponent("t1.json"))))
+    }
+
     static let badCases: [(arguments: [String], status: Int32, says: String)] = [
         (["detect", "frames", "--jobs", "0"], 64, "--jobs 0 is outside 1-1024"),
         (["detect", "frames", "--jobs=-2", "--json", "out.json"], 64, "--jobs -2 is outside 1-1024"),
         (["detect", "frames", "--jobs", "two"], 64, "'two' is invalid for '--jobs"),
+        (["verify", "markers", "--renders", "2", "--jobs", "0", "--json", "v.json"], 64, "--jobs 0 is outside 1-1024"),
     ]
 
     @Test(arguments: 0..<badCases.count)
@@ -90,7 +132,7 @@ import Testing
     @Test func helpNamesJobs() throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        for command in [["detect"]] {
+        for command in [["detect"], ["verify", "markers"]] {
             let help = try CLI.run(command + ["--help"], in: dir)
             #expect(help.stdout.contains("--jobs <n>") && help.stdout.contains("(default: every"), "\(command)")
         }
