@@ -106,11 +106,51 @@ import Testing
         #expect(try Self.timeless(Data(contentsOf: dir.appendingPathComponent("t2.json"))) == Self.timeless(Data(contentsOf: dir.appendingPathComponent("t1.json"))))
     }
 
+    @Test func calibrateFindsTheSameBoardsForAnyNumberOfJobs() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let views = dir.appendingPathComponent("views")
+        try FileManager.default.createDirectory(at: views, withIntermediateDirectories: false)
+        let boards = Self.fixtures.appendingPathComponent("chessboard-opencv-9x6")
+        for name in try FileManager.default.contentsOfDirectory(atPath: boards.path) where name.hasSuffix(".jpg") {
+            try FileManager.default.copyItem(at: boards.appendingPathComponent(name), to: views.appendingPathComponent(name))
+        }
+        // Not used, each for its reason: unreadable, no board, a board in an image of another size.
+        try Data("not a jpeg".utf8).write(to: views.appendingPathComponent("left05b.jpg"))
+        try FileManager.default.copyItem(at: Self.photos.appendingPathComponent("image-test.png"), to: views.appendingPathComponent("left06b.png"))
+        #expect(try CLI.run(["generate", "checkerboard", "--inner", "9x6", "--square", "20mm", "--dpi", "40", "-o", "views/z.png"], in: dir).status == 0)
+        try FileManager.default.removeItem(at: views.appendingPathComponent("z.json"))
+        var outputs: [(stdout: [String], json: Any)] = []
+        for jobs in ["1", "3"] {
+            let result = try CLI.run(["calibrate", "views", "--inner", "9x6", "--square", "1mm", "-o", "cal-\(jobs).json", "--jobs", jobs], in: dir)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("calibrated from 13 of 16 images"), "\(result.stdout)")
+            for reason in ["left05b.jpg: unreadable", "left06b.png: no board found", "z.png: image size"] {
+                #expect(result.stdout.contains("not used: views/\(reason)"), "\(result.stdout)")
+            }
+            // Everything but the time of the calibration.
+            let stdout = result.stdout.split(separator: "\n").map(String.init)
+                .filter { !$0.hasPrefix("  calibrated ") }.map { $0.replacingOccurrences(of: "cal-\(jobs)", with: "cal") }
+            var json = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("cal-\(jobs).json"))) as! [String: Any]
+            json = json.mapValues { value in
+                guard var object = value as? [String: Any] else { return value }
+                object["calibration_time"] = nil
+                return object
+            }
+            json["calibration_time"] = nil
+            outputs.append((stdout, json))
+        }
+        #expect(outputs[1].stdout == outputs[0].stdout)
+        #expect(NSDictionary(dictionary: outputs[1].json as! [String: Any]).isEqual(to: outputs[0].json as! [String: Any]))
+        #expect((String(data: try JSONSerialization.data(withJSONObject: outputs[0].json), encoding: .utf8) ?? "").contains("per_view"))
+    }
+
     static let badCases: [(arguments: [String], status: Int32, says: String)] = [
         (["detect", "frames", "--jobs", "0"], 64, "--jobs 0 is outside 1-1024"),
         (["detect", "frames", "--jobs=-2", "--json", "out.json"], 64, "--jobs -2 is outside 1-1024"),
         (["detect", "frames", "--jobs", "two"], 64, "'two' is invalid for '--jobs"),
         (["verify", "markers", "--renders", "2", "--jobs", "0", "--json", "v.json"], 64, "--jobs 0 is outside 1-1024"),
+        (["calibrate", "frames", "--inner", "9x6", "--square", "1mm", "--name", "c", "--jobs", "5000"], 64, "--jobs 5000 is outside 1-1024"),
     ]
 
     @Test(arguments: 0..<badCases.count)
@@ -132,7 +172,7 @@ import Testing
     @Test func helpNamesJobs() throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        for command in [["detect"], ["verify", "markers"]] {
+        for command in [["detect"], ["verify", "markers"], ["calibrate"]] {
             let help = try CLI.run(command + ["--help"], in: dir)
             #expect(help.stdout.contains("--jobs <n>") && help.stdout.contains("(default: every"), "\(command)")
         }
