@@ -101,6 +101,32 @@ import Testing
         #expect(threads.count == 7 && threads.allSatisfy { $0 })
     }
 
+    /// Every worker has returned, its state released, when `run` returns, also after an error.
+    @Test(arguments: [false, true])
+    func everyThreadHasReturnedWhenRunReturns(failing: Bool) {
+        final class Tally: @unchecked Sendable {
+            let lock = NSLock()
+            var made = 0, gone = 0
+        }
+        final class Tracked {
+            let tally: Tally
+            init(_ tally: Tally) { self.tally = tally; tally.lock.lock(); tally.made += 1; tally.lock.unlock() }
+            deinit { tally.lock.lock(); tally.gone += 1; tally.lock.unlock() }
+        }
+        let tally = Tally()
+        var next = 0
+        _ = try? OrderedJobs.run(jobs: 4, makeState: { Tracked(tally) }, take: { _ in
+            next += 1
+            return next <= 50
+        }, work: { _ in
+            usleep(200)
+            return 0
+        }, deliver: { _ in if failing { throw Failure(at: 0) } })
+        tally.lock.lock()
+        #expect(tally.made == 4 && tally.gone == 4)
+        tally.lock.unlock()
+    }
+
     /// Detection through the job with one thread and with three gives the same results for a video.
     @Test func detectionJobGivesTheSameResultsWithThreeJobs() throws {
         let video = Fixtures.url("aruco-original-photos/single/video.avi")

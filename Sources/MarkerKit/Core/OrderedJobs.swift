@@ -32,22 +32,56 @@ public enum OrderedJobs {
             return
         }
         let pipeline = Pipeline(window: max(window ?? 2 * jobs, jobs), makeState: makeState, take: take, work: work)
-        for number in 0..<jobs {
-            let thread = Thread { pipeline.workerLoop() }
-            thread.name = "markerkit.job-\(number + 1)"
-            thread.stackSize = 8 << 20 // as the main thread's: the detector keeps small scratch arrays on the stack
-            pipeline.starting()
-            thread.start()
+        var threads: [pthread_t] = []
+        defer {
+            // Joined, not just signalled: every worker has left its decoder and run its thread-local
+            // destructors before the caller goes on (or the process exits).
+            pipeline.stop()
+            for thread in threads { pthread_join(thread, nil) }
         }
-        defer { pipeline.stopAndJoin() }
+        for _ in 0..<jobs {
+            guard let thread = startThread(running: pipeline) else { break }
+            threads.append(thread)
+        }
+        if threads.isEmpty {
+            // No thread could be made: the plain loop.
+            var state = makeState()
+            while try take(&state) { try deliver(try work(&state)) }
+            return
+        }
         while let output = try pipeline.nextOutput() { try deliver(output) }
     }
+
+    /// A thread running `worker.workerLoop()` with a stack as large as the main thread's (the detector
+    /// keeps small scratch arrays on the stack); nil when the system cannot make one.
+    private static func startThread(running worker: any WorkerLoop) -> pthread_t? {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, 8 << 20)
+        let context = Unmanaged.passRetained(worker as AnyObject).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, &attributes, { context in
+            // The reference is released when the loop returns, on this thread, before it ends.
+            (Unmanaged<AnyObject>.fromOpaque(context!).takeRetainedValue() as! any WorkerLoop).workerLoop()
+            return nil
+        }, context)
+        guard status == 0 else {
+            Unmanaged<AnyObject>.fromOpaque(context).release()
+            return nil
+        }
+        return thread
+    }
+}
+
+private protocol WorkerLoop: AnyObject {
+    func workerLoop()
 }
 
 /// The shared side of `OrderedJobs.run`: inputs numbered as they are taken, outputs kept by number until
 /// the calling thread delivers them. `take` runs under `taking` (one worker at a time); the bookkeeping
 /// under `lock`. Each worker's state stays on its thread.
-private final class Pipeline<State, Output>: @unchecked Sendable {
+private final class Pipeline<State, Output>: WorkerLoop, @unchecked Sendable {
     private let window: Int
     private let makeState: () -> State
     private let take: (inout State) throws -> Bool
@@ -63,7 +97,6 @@ private final class Pipeline<State, Output>: @unchecked Sendable {
     private var finished: [Int: Result<Output, any Error>] = [:]
     /// No more inputs: the source ended or failed, or the run stops.
     private var ended = false
-    private var running = 0
 
     init(window: Int, makeState: @escaping () -> State, take: @escaping (inout State) throws -> Bool,
          work: @escaping (inout State) throws -> Output) {
@@ -73,19 +106,8 @@ private final class Pipeline<State, Output>: @unchecked Sendable {
         self.work = work
     }
 
-    func starting() {
-        lock.lock()
-        running += 1
-        lock.unlock()
-    }
-
+    /// Takes and works on inputs until there are no more; the state lives and dies on this thread.
     func workerLoop() {
-        defer {
-            lock.lock()
-            running -= 1
-            lock.broadcast()
-            lock.unlock()
-        }
         var state = makeState()
         while true {
             taking.lock()
@@ -138,13 +160,11 @@ private final class Pipeline<State, Output>: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Ends the run (no more inputs are taken) and waits until every worker has returned.
-    func stopAndJoin() {
+    /// Ends the run: no more inputs are taken, and waiting workers return.
+    func stop() {
         lock.lock()
         ended = true
         lock.broadcast()
-        while running > 0 { lock.wait() }
-        finished.removeAll()
         lock.unlock()
     }
 }
