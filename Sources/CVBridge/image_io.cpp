@@ -155,24 +155,45 @@ cv::Mat oriented(const cv::Mat &image, int32_t orientation) {
     return out;
 }
 
-// libpng and libjpeg print their own complaints to stderr before OpenCV reports the failure; a user
-// should see one line, ours. Decoding runs with stderr pointed at /dev/null, one decode at a time.
+// libpng and libjpeg print their own complaints to stdio's stderr before OpenCV reports the failure; a
+// user should see one line, ours. On the first decode `stderr` becomes, for the rest of the process, a
+// stream that drops what a thread writes while it decodes and hands everything else straight to file
+// descriptor 2 (unbuffered, as stderr is). Decodes on many threads run at once, and no other thread's
+// message is lost (pointing descriptor 2 at /dev/null around each decode silenced every thread and
+// needed a lock that let one decode run at a time).
+thread_local bool decoding_quietly = false;
+
+ssize_t write_unless_decoding(void *, const char *bytes, size_t count) {
+    if (decoding_quietly) return ssize_t(count);
+    size_t done = 0;
+    while (done < count) {
+        const ssize_t n = write(2, bytes + done, count - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return done > 0 ? ssize_t(done) : -1;
+        done += size_t(n);
+    }
+    return ssize_t(count);
+}
+
+std::once_flag quiet_stderr_installed;
+
 template <typename F> cv::Mat quietly(F decode) {
-    static std::mutex lock;
-    std::lock_guard<std::mutex> guard(lock);
-    std::fflush(stderr);
-    const int saved = dup(2), null = open("/dev/null", O_WRONLY);
-    if (saved >= 0 && null >= 0) dup2(null, 2);
+    std::call_once(quiet_stderr_installed, [] {
+        cookie_io_functions_t io{nullptr, write_unless_decoding, nullptr, nullptr};
+        if (FILE *quiet = fopencookie(nullptr, "w", io)) {
+            setvbuf(quiet, nullptr, _IONBF, 0);
+            std::fflush(stderr);
+            stderr = quiet;
+        }
+    });
+    decoding_quietly = true;
     cv::Mat image;
     try {
         image = decode();
     } catch (...) {
         image = cv::Mat();
     }
-    std::fflush(stderr);
-    if (saved >= 0) dup2(saved, 2);
-    if (saved >= 0) close(saved);
-    if (null >= 0) close(null);
+    decoding_quietly = false;
     return image;
 }
 

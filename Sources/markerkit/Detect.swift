@@ -22,6 +22,9 @@ struct Detect: ParsableCommand {
         is ignored. A photo with an EXIF orientation is turned as viewers show it: width, height and \
         corners are in that picture, and its JSON says "orientation": {"exif": 6, "applied": true}.
 
+        Images are read and detected on every core at once (--jobs), a video's frames detected on every \
+        core while it is decoded; results and files come in input order, the same as with --jobs 1.
+
         Examples:
           markerkit detect photo.png
           markerkit detect phone.jpg --dictionary 5x5_100
@@ -53,7 +56,10 @@ struct Detect: ParsableCommand {
     @Flag(help: "Print the time spent in each detector stage to stderr.")
     var timings = false
 
+    @OptionGroup var jobs: JobsOption
+
     func run() throws {
+        let jobCount = try jobs.count()
         let side = try markerSize.map { try Length.positive($0, what: "--marker-size") }
         let camera = try calibration.map { try CalibrationStore.default.resolve($0) }
         var estimator: MarkerPoseEstimator?
@@ -78,18 +84,19 @@ struct Detect: ParsableCommand {
         var stream = try jsonl ? JSONLines(url: jsonURL) : nil
         var collected: [DetectionReport.FrameResult] = []
         var processed = 0
-        for item in catalog.items {
+        // Results, lines and files come in input order for any number of jobs.
+        try job.run(catalog.items, jobs: jobCount, onFrame: { result in
+            if stream != nil { try stream!.write(result) } else if jsonTarget != nil { collected.append(result) }
+        }, onItem: { _, outcome in
             do {
-                let summary = try job.run(item) { result in
-                    if stream != nil { try stream!.write(result) } else if jsonTarget != nil { collected.append(result) }
-                }
+                let summary = try outcome.get()
                 processed += 1
                 if !jsonToStdout { print(Self.describe(summary)) }
             } catch let error as MarkerKitError {
                 report(error)
                 failures.append(error)
             }
-        }
+        })
         if let jobTimings = job.timings { FileHandle.standardError.write(Data((jobTimings.table + "\n").utf8)) }
         // Every failure is already on stderr, one line each.
         guard processed > 0 else {

@@ -64,36 +64,52 @@ public struct Calibrator: Sendable {
         return (views, images.first?.image.width ?? 0, images.first?.image.height ?? 0)
     }
 
-    /// Finds the board in each image. `progress` is called after each image with (done, total, file).
-    /// `progress` may throw to stop the search (Ctrl-C).
-    public func findBoards(in files: [URL], progress: (Int, Int, String) throws -> Void = { _, _, _ in }) rethrows -> (views: [View], width: Int, height: Int) {
+    /// What reading and searching one image gave, before the image sizes are compared.
+    private enum Search {
+        case unreadable(String)
+        case searched(width: Int, height: Int, corners: [Point2]?)
+    }
+
+    /// Finds the board in each image. `progress` is called before each image with (done, total, file)
+    /// and once at the end; it may throw to stop the search (Ctrl-C). Images are read and searched on
+    /// `jobs` threads; the views come in file order, the same for any number of jobs.
+    public func findBoards(in files: [URL], jobs: Int = 1, progress: (Int, Int, String) throws -> Void = { _, _, _ in }) throws
+        -> (views: [View], width: Int, height: Int) {
         let finder = ChessboardDetector(innerColumns: board.innerColumns, innerRows: board.innerRows, method: detector, halfWindow: halfWindow)
         var views: [View] = []
         var size: (Int, Int)?
-        for (index, url) in files.enumerated() {
-            try progress(index, files.count, url.relativePath)
+        var taken = 0
+        try OrderedJobs.run(jobs: jobs, makeState: { 0 }, take: { index in
+            guard taken < files.count else { return false }
+            index = taken
+            taken += 1
+            return true
+        }, work: { index -> Search in
             let image: GrayImage
             do {
-                image = try GrayImage(contentsOf: url)
+                image = try GrayImage(contentsOf: files[index])
             } catch let error as MarkerKitError {
-                views.append(View(file: url.relativePath, status: .unreadable(error.description.contains("no such") ? "no such file" : "not an image or corrupt"), corners: []))
-                continue
+                return .unreadable(error.description.contains("no such") ? "no such file" : "not an image or corrupt")
             } catch {
-                views.append(View(file: url.relativePath, status: .unreadable("\(error)"), corners: []))
-                continue
+                return .unreadable("\(error)")
             }
-            if let size, size != (image.width, image.height) {
-                views.append(View(file: url.relativePath, status: .wrongSize(width: image.width, height: image.height), corners: []))
-                continue
-            }
-            let corners = (try? finder.detect(in: image)) ?? nil
-            guard let corners else {
+            return .searched(width: image.width, height: image.height, corners: (try? finder.detect(in: image)) ?? nil)
+        }, deliver: { search in
+            let url = files[views.count]
+            try progress(views.count, files.count, url.relativePath)
+            switch search {
+            case .unreadable(let why):
+                views.append(View(file: url.relativePath, status: .unreadable(why), corners: []))
+            case .searched(let width, let height, _) where size != nil && size! != (width, height):
+                // Only boards in images of the first found board's size are used.
+                views.append(View(file: url.relativePath, status: .wrongSize(width: width, height: height), corners: []))
+            case .searched(_, _, nil):
                 views.append(View(file: url.relativePath, status: .noBoard, corners: []))
-                continue
+            case .searched(let width, let height, let corners?):
+                size = size ?? (width, height)
+                views.append(View(file: url.relativePath, status: .used, corners: corners))
             }
-            size = size ?? (image.width, image.height)
-            views.append(View(file: url.relativePath, status: .used, corners: corners))
-        }
+        })
         try progress(files.count, files.count, "")
         return (views, size?.0 ?? 0, size?.1 ?? 0)
     }

@@ -1,24 +1,25 @@
 import Foundation
 
-/// Runs the detector over one input (an image file or a video file) frame by frame: poses when a pose
+/// Runs the detector over inputs (image files and video files) frame by frame: poses when a pose
 /// estimator is set, annotated output when a folder is set, each frame's result handed to the caller as
-/// soon as it is known.
+/// soon as it is known. With more than one job the work is spread over threads (`OrderedJobs`): the
+/// images of consecutive image inputs are read and detected several at a time, and a video's frames
+/// are detected on several threads while one thread decodes them in order; results, annotated files and
+/// summaries still come in input order, the same as with one job.
 public struct DetectionJob {
     public var detector: MarkerDetector
     public var poseEstimator: MarkerPoseEstimator?
     public var annotationDirectory: URL?
-    private var analyzer: MarkerFrameAnalyzer
     private var usedNames = Set<String>()
-
-    /// Per-stage timings, collected when asked for.
-    public var timings: StageTimings? { analyzer.timings }
+    /// Per-stage timings, summed over every frame and thread, when asked for.
+    public private(set) var timings: StageTimings?
 
     public init(detector: MarkerDetector = MarkerDetector(), poseEstimator: MarkerPoseEstimator? = nil,
                 annotationDirectory: URL? = nil, collectTimings: Bool = false) {
         self.detector = detector
         self.poseEstimator = poseEstimator
         self.annotationDirectory = annotationDirectory
-        analyzer = MarkerFrameAnalyzer(collectTimings: collectTimings)
+        timings = collectTimings ? StageTimings() : nil
     }
 
     public struct Summary: Sendable {
@@ -30,59 +31,141 @@ public struct DetectionJob {
         public let annotated: URL?
     }
 
+    /// One input on the calling thread.
     public mutating func run(_ item: InputCatalog.Item,
                              onFrame: (DetectionReport.FrameResult) throws -> Void) throws -> Summary {
-        switch item {
-        case .image(let url):
-            var source = ImageFileSource(files: [url])
-            guard let sourced = try source.next() else { throw MarkerKitError.badInput("cannot read image '\(url.path)'") }
-            var frame = sourced.frame
-            let result = try process(sourced, annotating: &frame)
-            try onFrame(result)
-            var annotated: URL?
-            if let directory = annotationDirectory {
-                let target = uniqueFile(in: directory, for: url, extension: "png")
-                var files = OutputFiles()
-                files.add(try frame.encoded(as: "png"), at: target)
-                try files.commit()
-                annotated = target
+        var summary: Summary?
+        try run([item], jobs: 1, onFrame: onFrame) { _, outcome in summary = try outcome.get() }
+        return summary!
+    }
+
+    /// Every input in order with `jobs` threads. `onFrame` gets each frame's result and `onItem` each
+    /// input's summary or the error that stopped it, on the calling thread, in input order, with the
+    /// same calls for any number of jobs (one job runs everything on the calling thread). An error
+    /// `onItem` throws ends the run.
+    public mutating func run(_ items: [InputCatalog.Item], jobs: Int,
+                             onFrame: (DetectionReport.FrameResult) throws -> Void,
+                             onItem: (InputCatalog.Item, Result<Summary, any Error>) throws -> Void) throws {
+        var start = items.startIndex
+        while start < items.endIndex {
+            if case .video(let url) = items[start] {
+                let outcome: Result<Summary, any Error>
+                do { outcome = .success(try runVideo(url, jobs: jobs, onFrame: onFrame)) } catch { outcome = .failure(error) }
+                try onItem(items[start], outcome)
+                start += 1
+                continue
             }
-            return Summary(source: url.relativePath, frames: 1, detections: result.markers.count,
-                           ids: result.markers.map(\.id), annotated: annotated)
-        case .video(let url):
-            let source = try VideoFileSource(url: url)
-            var writer: VideoFileWriter?
-            var frames = 0, detections = 0
-            var ids = Set<Int>()
-            var sourced = SourcedFrame.empty
-            while try source.next(into: &sourced) {
-                var frame = sourced.frame
-                let result = try process(sourced, annotating: &frame)
-                try onFrame(result)
-                if let directory = annotationDirectory {
-                    if writer == nil {
-                        writer = try VideoFileWriter(url: uniqueFile(in: directory, for: url, extension: "avi"),
-                                                     width: frame.width, height: frame.height,
-                                                     framesPerSecond: source.framesPerSecond)
-                    }
-                    try writer?.write(frame)
-                }
-                frames += 1
-                detections += result.markers.count
-                ids.formUnion(result.markers.map(\.id))
+            var end = start
+            var images: [URL] = []
+            while end < items.endIndex, case .image(let url) = items[end] {
+                images.append(url)
+                end += 1
             }
-            guard frames > 0 else { throw MarkerKitError.badInput("cannot read video '\(url.path)': it has no frames OpenCV can decode") }
-            try writer?.finish()
-            return Summary(source: url.relativePath, frames: frames, detections: detections, ids: ids.sorted(), annotated: writer?.url)
+            try runImages(images, jobs: jobs, onFrame: onFrame) { index, outcome in try onItem(items[start + index], outcome) }
+            start = end
         }
     }
 
-    private mutating func process(_ sourced: SourcedFrame, annotating frame: inout Frame) throws -> DetectionReport.FrameResult {
-        analyzer.poseEstimator = poseEstimator
-        analyzer.detector = detector
-        let (result, annotated) = try analyzer.analyze(sourced, annotate: annotationDirectory != nil)
-        if let annotated { frame = annotated }
-        return result
+    /// A detecting thread's own state: its analyzer (with its `DetectorWorkspace`) and the frame it
+    /// reads into, used by that thread alone.
+    private struct Worker {
+        var analyzer: MarkerFrameAnalyzer
+        var sourced = SourcedFrame.empty
+        var image: URL?
+
+        /// The frame read last through the analyzer; the stage timings of this frame alone.
+        mutating func analyze(annotate: Bool) throws -> (DetectionReport.FrameResult, Frame?, StageTimings?) {
+            let (result, annotated) = try analyzer.analyze(sourced, annotate: annotate)
+            let timings = analyzer.timings
+            if timings != nil { analyzer.timings = StageTimings() }
+            return (result, annotate ? annotated ?? sourced.frame : nil, timings)
+        }
+    }
+
+    private func makeWorker() -> () -> Worker {
+        let detector = detector, poseEstimator = poseEstimator, timed = timings != nil
+        return {
+            var analyzer = MarkerFrameAnalyzer(poseEstimator: poseEstimator, collectTimings: timed)
+            analyzer.detector = detector
+            return Worker(analyzer: analyzer)
+        }
+    }
+
+    /// Image files: each read, detected and (when annotating) encoded on a worker; results, files and
+    /// summaries in order here. `onImage` gets each image's index in `urls` and its summary or error.
+    private mutating func runImages(_ urls: [URL], jobs: Int, onFrame: (DetectionReport.FrameResult) throws -> Void,
+                                    onImage: (Int, Result<Summary, any Error>) throws -> Void) throws {
+        let annotate = annotationDirectory != nil
+        var next = 0
+        var index = 0
+        try OrderedJobs.run(jobs: jobs, makeState: makeWorker(), take: { worker in
+            guard next < urls.count else { return false }
+            worker.image = urls[next]
+            next += 1
+            return true
+        }, work: { worker -> Result<(DetectionReport.FrameResult, Result<Data, any Error>?, StageTimings?), any Error> in
+            Result {
+                let url = worker.image!
+                var source = ImageFileSource(files: [url])
+                guard try source.next(into: &worker.sourced) else { throw MarkerKitError.badInput("cannot read image '\(url.path)'") }
+                let (result, annotated, timings) = try worker.analyze(annotate: annotate)
+                return (result, annotated.map { picture in Result { try picture.encoded(as: "png") } }, timings)
+            }
+        }, deliver: { analyzed in
+            let url = urls[index]
+            let outcome: Result<Summary, any Error>
+            do {
+                let (result, png, frameTimings) = try analyzed.get()
+                if let frameTimings { timings?.add(frameTimings) }
+                try onFrame(result)
+                var annotated: URL?
+                if let directory = annotationDirectory, let png {
+                    let target = uniqueFile(in: directory, for: url, extension: "png")
+                    var files = OutputFiles()
+                    files.add(try png.get(), at: target)
+                    try files.commit()
+                    annotated = target
+                }
+                outcome = .success(Summary(source: url.relativePath, frames: 1, detections: result.markers.count,
+                                           ids: result.markers.map(\.id), annotated: annotated))
+            } catch {
+                outcome = .failure(error)
+            }
+            try onImage(index, outcome)
+            index += 1
+        })
+    }
+
+    /// A video: frames decoded in order (one worker at a time), detected on the workers, results and the
+    /// annotated video in order here.
+    private mutating func runVideo(_ url: URL, jobs: Int, onFrame: (DetectionReport.FrameResult) throws -> Void) throws -> Summary {
+        let source = try VideoFileSource(url: url)
+        let annotate = annotationDirectory != nil
+        var writer: VideoFileWriter?
+        var frames = 0, detections = 0
+        var ids = Set<Int>()
+        try OrderedJobs.run(jobs: jobs, makeState: makeWorker(), take: { worker in
+            try source.next(into: &worker.sourced)
+        }, work: { worker in
+            try worker.analyze(annotate: annotate)
+        }, deliver: { result, frame, frameTimings in
+            if let frameTimings { timings?.add(frameTimings) }
+            try onFrame(result)
+            if let directory = annotationDirectory, let frame {
+                if writer == nil {
+                    writer = try VideoFileWriter(url: uniqueFile(in: directory, for: url, extension: "avi"),
+                                                 width: frame.width, height: frame.height,
+                                                 framesPerSecond: source.framesPerSecond)
+                }
+                try writer?.write(frame)
+            }
+            frames += 1
+            detections += result.markers.count
+            ids.formUnion(result.markers.map(\.id))
+        })
+        guard frames > 0 else { throw MarkerKitError.badInput("cannot read video '\(url.path)': it has no frames OpenCV can decode") }
+        try writer?.finish()
+        return Summary(source: url.relativePath, frames: frames, detections: detections, ids: ids.sorted(), annotated: writer?.url)
     }
 
     /// `DIR/stem.ext`, or `DIR/stem-2.ext`, ... when an earlier input of this job took the name.
@@ -96,5 +179,13 @@ public struct DetectionJob {
         }
         usedNames.insert(name)
         return directory.appendingPathComponent(name)
+    }
+}
+
+extension StageTimings {
+    /// Adds another run's times (a worker's frame) stage by stage.
+    mutating func add(_ other: StageTimings) {
+        for stage in other.stages { add(stage.name, .seconds(stage.seconds)) }
+        for _ in 0..<other.frames { countFrame() }
     }
 }

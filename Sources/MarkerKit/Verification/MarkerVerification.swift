@@ -64,13 +64,24 @@ public struct MarkerVerification {
         self.sampler = sampler
     }
 
-    /// `progress` is called after each render and may throw to stop the run (Ctrl-C).
-    public mutating func run(progress: (Int, Int) throws -> Void = { _, _ in }) throws -> [Trial] {
-        let renderer = SceneRenderer()
+    /// `progress` is called after each render and may throw to stop the run (Ctrl-C). The renders are
+    /// sampled in order here and rendered, detected and scored on `jobs` threads, each with its own
+    /// renderer; the trials come in render order, the same for any number of jobs but for the times.
+    public mutating func run(jobs: Int = 1, progress: (Int, Int) throws -> Void = { _, _ in }) throws -> [Trial] {
+        let renders = renders, contenders = contenders
+        var sampler = sampler
+        defer { self.sampler = sampler }
+        var sampled = 0
         var trials: [Trial] = []
-        for index in 0..<renders {
-            let sample = try sampler.next()
-            let image = try renderer.render(sample.scene)
+        try OrderedJobs.run(jobs: jobs, makeState: { (renderer: SceneRenderer(), sample: MarkerSceneSampler.Sample?.none, index: 0) }, take: { state in
+            guard sampled < renders else { return false }
+            state.sample = try sampler.next()
+            state.index = sampled
+            sampled += 1
+            return true
+        }, work: { state in
+            let sample = state.sample!
+            let image = try state.renderer.render(sample.scene)
             let estimator = MarkerPoseEstimator(calibration: sample.scene.camera, side: sample.truth.side)
             var outcomes: [String: Outcome] = [:]
             for contender in contenders {
@@ -82,20 +93,32 @@ public struct MarkerVerification {
                                                           seconds: Double(elapsed.components.attoseconds) * 1e-18 + Double(elapsed.components.seconds))
             }
             let d = sample.scene.degradations
-            trials.append(Trial(index: index, id: sample.truth.id, sidePixels: sample.truth.sidePixels, tiltDegrees: sample.tiltDegrees,
-                                noise: d.noise, blur: d.blur, jpeg: d.jpegQuality != nil, outcomes: outcomes))
-            try progress(index + 1, renders)
-        }
+            return Trial(index: state.index, id: sample.truth.id, sidePixels: sample.truth.sidePixels, tiltDegrees: sample.tiltDegrees,
+                         noise: d.noise, blur: d.blur, jpeg: d.jpegQuality != nil, outcomes: outcomes)
+        }, deliver: { trial in
+            trials.append(trial)
+            try progress(trials.count, renders)
+        })
         return trials
     }
 
     /// The same measurements on the images of a folder `markerkit render` wrote, against its truth.json:
-    /// one trial per marker of every image. `progress` may throw to stop the run (Ctrl-C).
-    public static func run(truth: RenderTruthFile, folder: URL, contenders: [Contender] = Contender.all,
+    /// one trial per marker of every image. `progress` may throw to stop the run (Ctrl-C). Images are
+    /// read, detected and scored on `jobs` threads; the trials come in the truth file's order.
+    public static func run(truth: RenderTruthFile, folder: URL, contenders: [Contender] = Contender.all, jobs: Int = 1,
                            progress: (Int, Int) throws -> Void = { _, _ in }) throws -> [Trial] {
         let camera = try truth.calibration()
+        let scenes = truth.scenes
+        var taken = 0
         var trials: [Trial] = []
-        for (done, scene) in truth.scenes.enumerated() {
+        var done = 0
+        try OrderedJobs.run(jobs: jobs, makeState: { 0 }, take: { sceneIndex in
+            guard taken < scenes.count else { return false }
+            sceneIndex = taken
+            taken += 1
+            return true
+        }, work: { sceneIndex -> [Trial] in
+            let scene = scenes[sceneIndex]
             let image = try GrayImage(contentsOf: folder.appendingPathComponent(scene.file))
             guard image.width == camera.imageWidth, image.height == camera.imageHeight else {
                 throw MarkerKitError.badInput("'\(scene.file)' is \(image.width)x\(image.height), the truth's camera \(camera.imageWidth)x\(camera.imageHeight)")
@@ -109,6 +132,7 @@ public struct MarkerVerification {
                 found[contender.name] = (detections, Double(elapsed.components.attoseconds) * 1e-18 + Double(elapsed.components.seconds))
             }
             let d = scene.degradations
+            var sceneTrials: [Trial] = []
             for marker in scene.markers {
                 let target = marker.sceneTruth
                 let estimator = MarkerPoseEstimator(calibration: camera, side: target.side)
@@ -121,11 +145,19 @@ public struct MarkerVerification {
                     }
                     outcomes[name] = try score(own, truth: target, estimator: estimator, seconds: result.seconds)
                 }
-                trials.append(Trial(index: trials.count, id: marker.id, sidePixels: target.sidePixels, tiltDegrees: marker.tiltDegrees,
-                                    noise: d.noise, blur: d.blur, jpeg: d.jpegQuality != nil, outcomes: outcomes))
+                // Numbered in order when delivered.
+                sceneTrials.append(Trial(index: 0, id: marker.id, sidePixels: target.sidePixels, tiltDegrees: marker.tiltDegrees,
+                                         noise: d.noise, blur: d.blur, jpeg: d.jpegQuality != nil, outcomes: outcomes))
             }
-            try progress(done + 1, truth.scenes.count)
-        }
+            return sceneTrials
+        }, deliver: { sceneTrials in
+            for trial in sceneTrials {
+                trials.append(Trial(index: trials.count, id: trial.id, sidePixels: trial.sidePixels, tiltDegrees: trial.tiltDegrees,
+                                    noise: trial.noise, blur: trial.blur, jpeg: trial.jpeg, outcomes: trial.outcomes))
+            }
+            done += 1
+            try progress(done, scenes.count)
+        })
         return trials
     }
 
