@@ -23,6 +23,8 @@ struct Bench: ParsableCommand {
     @Flag(help: "Fewer sizes and repeats: under a minute on 2 cores.") var quick = false
     @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
     @Option(help: ArgumentHelp("Run only one part: markers or chessboards.", valueName: "part")) var only: Part?
+    @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
+    @Flag(help: "Also print MarkerKit's time per detector stage for every marker case.") var stages = false
     @Option(help: ArgumentHelp("The real video to include (default: ArUco's test video if present).", valueName: "file")) var video: String?
 
     func run() throws {
@@ -37,6 +39,16 @@ struct Bench: ParsableCommand {
         var benchmark = DetectorBenchmark(quick: quick)
         benchmark.includeMarkers = only != .chessboards
         benchmark.includeChessboards = only != .markers
+        benchmark.stagesForEveryCase = stages
+        if let sizes {
+            benchmark.onlySizes = try sizes.split(separator: ",").map { text in
+                let parts = text.split(separator: "x").compactMap { Int($0) }
+                guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
+                    throw ValidationError("--sizes: '\(text)' is not WIDTHxHEIGHT")
+                }
+                return (parts[0], parts[1])
+            }
+        }
         let report = try benchmark.run(video: videoURL) { status("bench: \($0)") }
         endStatus()
         print(report.table)

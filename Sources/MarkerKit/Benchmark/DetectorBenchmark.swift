@@ -16,6 +16,8 @@ public struct DetectorBenchmark {
         public let recall: [String: Double]
         /// Recall of markers of 20 px side or more.
         public let recall20: [String: Double]
+        /// MarkerKit's detector stage by stage on this case's frames (with `stagesForEveryCase`).
+        public var stages: String? = nil
     }
 
     public struct ChessboardCase: Codable, Sendable {
@@ -50,6 +52,7 @@ public struct DetectorBenchmark {
                     + f(c.milliseconds["threshold"]) + "     " + [r(c.recall["markerkit"]), r(c.recall["opencv"]), r(c.recall["aruco3"])].joined(separator: " "))
             }
             if !stages.isEmpty { lines += ["", "markerkit at 1920x1080 with 10 markers, " + stages] }
+            for c in markerCases { if let s = c.stages { lines += ["", "markerkit at \(c.name), " + s] } }
             lines.append("")
             lines.append("chessboard detection: median ms per frame, detection rate, corner RMSE px")
             for c in chessboardCases {
@@ -69,6 +72,10 @@ public struct DetectorBenchmark {
     public var repeats: Int { quick ? 3 : 7 }
 
     public var includeMarkers = true
+    /// Only these frame sizes (nil: all of the run's sizes).
+    public var onlySizes: [(Int, Int)]? = nil
+    /// Also time MarkerKit's stages on every marker case (a separate run after the timed ones).
+    public var stagesForEveryCase = false
     public var includeChessboards = true
 
     public init(quick: Bool) { self.quick = quick }
@@ -84,7 +91,7 @@ public struct DetectorBenchmark {
 
     public func run(video: URL?, progress: (String) -> Void = { _ in }) throws -> Report {
         var report = Report(quick: quick, repeats: repeats, markerCases: [], chessboardCases: [])
-        let sizes: [(Int, Int)] = quick ? [(640, 480), (1920, 1080)] : [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)]
+        let sizes: [(Int, Int)] = onlySizes ?? (quick ? [(640, 480), (1920, 1080)] : [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)])
         let counts = quick ? [0, 10] : [0, 1, 10, 50]
         let renderer = SceneRenderer()
         for (w, h) in includeMarkers ? sizes : [] {
@@ -174,8 +181,16 @@ public struct DetectorBenchmark {
                 guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
             }
         })
-        return Case(name: name, width: images[0].width, height: images[0].height, markers: truths?.first?.count ?? 0,
-                    milliseconds: milliseconds, recall: recall, recall20: recall20)
+        var result = Case(name: name, width: images[0].width, height: images[0].height, markers: truths?.first?.count ?? 0,
+                          milliseconds: milliseconds, recall: recall, recall20: recall20)
+        if stagesForEveryCase {
+            var timings: StageTimings? = StageTimings()
+            for image in images {
+                for _ in 0..<(images.count > 1 ? 1 : repeats) { _ = try MarkerDetector().detect(in: image, workspace: workspace, timings: &timings) }
+            }
+            result.stages = timings!.table
+        }
+        return result
     }
 
     func measureChessboard(name: String, images: [GrayImage], truths: [[Point2]]?) throws -> ChessboardCase {
