@@ -254,23 +254,31 @@ extern "C" int32_t cvb_simplify_contour(const int32_t *points, int32_t count, do
                                         int32_t capacity) {
     if (points == nullptr || count < 1 || capacity < 1 || capacity > 64 || out == nullptr)
         return cvb::fail(CVB_ERR_ARGUMENT, "simplify contour: bad contour");
-    auto px = [&](int32_t i) { return double(points[2 * (i % count)]); };
-    auto py = [&](int32_t i) { return double(points[2 * (i % count) + 1]); };
+    // Indices run unwrapped up to 2 * count; every loop over a range is split where it wraps, so no
+    // point is found by a division (a modulo per point was most of this function's time).
+    auto px = [&](int32_t i) { return double(points[2 * (i < count ? i : i - count)]); };
+    auto py = [&](int32_t i) { return double(points[2 * (i < count ? i : i - count) + 1]); };
     const double eps2 = epsilon * epsilon;
     // Ends of the split: an approximate diameter (three rounds of "farthest from the last end"), as
-    // OpenCV starts; a contour no wider than epsilon is a single point.
+    // OpenCV starts; a contour no wider than epsilon is a single point. Squared distances of integer
+    // points are exact in integers.
     int32_t a = 0, b = 0;
-    double widest = 0;
+    int64_t widest = 0;
     for (int round = 0; round < 3; ++round) {
         a = b;
         widest = 0;
-        for (int32_t j = 1; j < count; ++j) {
-            const int32_t i = (a + j) % count;
-            const double d = squared(px(i) - px(a)) + squared(py(i) - py(a));
+        const int64_t ax = points[2 * a], ay = points[2 * a + 1];
+        // j = 1 ..< count in the order i = a + 1 ..< count, then 0 ..< a.
+        for (int32_t i = a + 1; i < count; ++i) {
+            const int64_t dx = points[2 * i] - ax, dy = points[2 * i + 1] - ay, d = dx * dx + dy * dy;
+            if (d > widest) { widest = d; b = i; }
+        }
+        for (int32_t i = 0; i < a; ++i) {
+            const int64_t dx = points[2 * i] - ax, dy = points[2 * i + 1] - ay, d = dx * dx + dy * dy;
             if (d > widest) { widest = d; b = i; }
         }
     }
-    if (widest <= eps2) {
+    if (double(widest) <= eps2) {
         out[0] = points[2 * a];
         out[1] = points[2 * a + 1];
         return 1;
@@ -290,8 +298,15 @@ extern "C" int32_t cvb_simplify_contour(const int32_t *points, int32_t count, do
         const double sx = px(chain.start), sy = py(chain.start), dx = px(chain.end) - sx, dy = py(chain.end) - sy;
         double farthest = 0;
         int32_t split = -1;
-        for (int32_t i = chain.start + 1; i < chain.end; ++i) {
-            const double d = std::fabs((py(i) - sy) * dx - (px(i) - sx) * dy);
+        // The chain's inner points, in the part before the wrap and the part after it.
+        const int32_t first = chain.start + 1, wrap = chain.end < count ? chain.end : count;
+        for (int32_t i = first; i < wrap; ++i) {
+            const double d = std::fabs((double(points[2 * i + 1]) - sy) * dx - (double(points[2 * i]) - sx) * dy);
+            if (d > farthest) { farthest = d; split = i; }
+        }
+        for (int32_t i = first > count ? first : count; i < chain.end; ++i) {
+            const int32_t k = i - count;
+            const double d = std::fabs((double(points[2 * k + 1]) - sy) * dx - (double(points[2 * k]) - sx) * dy);
             if (d > farthest) { farthest = d; split = i; }
         }
         if (split < 0 || farthest * farthest <= eps2 * (dx * dx + dy * dy)) {
@@ -322,3 +337,4 @@ extern "C" int32_t cvb_simplify_contour(const int32_t *points, int32_t count, do
     }
     return found;
 }
+

@@ -24,6 +24,7 @@ struct Bench: ParsableCommand {
     @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
     @Option(help: ArgumentHelp("Run only one part: markers or chessboards.", valueName: "part")) var only: Part?
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
+    @Option(help: ArgumentHelp("Runs per frame (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
     @Flag(help: "Also print MarkerKit's time per detector stage for every marker case.") var stages = false
     @Option(help: ArgumentHelp("The real video to include (default: ArUco's test video if present).", valueName: "file")) var video: String?
 
@@ -40,6 +41,10 @@ struct Bench: ParsableCommand {
         benchmark.includeMarkers = only != .chessboards
         benchmark.includeChessboards = only != .markers
         benchmark.stagesForEveryCase = stages
+        if let repeats {
+            guard repeats >= 1 else { throw ValidationError("--repeats must be at least 1") }
+            benchmark.repeatsOverride = repeats
+        }
         if let sizes {
             benchmark.onlySizes = try sizes.split(separator: ",").map { text in
                 let parts = text.split(separator: "x").compactMap { Int($0) }

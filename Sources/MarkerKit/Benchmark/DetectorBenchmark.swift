@@ -69,7 +69,9 @@ public struct DetectorBenchmark {
     }
 
     public let quick: Bool
-    public var repeats: Int { quick ? 3 : 7 }
+    public var repeats: Int { repeatsOverride ?? (quick ? 3 : 7) }
+    /// Runs per frame instead of the default 7 (3 with `quick`).
+    public var repeatsOverride: Int?
 
     public var includeMarkers = true
     /// Only these frame sizes (nil: all of the run's sizes).
@@ -184,11 +186,24 @@ public struct DetectorBenchmark {
         var result = Case(name: name, width: images[0].width, height: images[0].height, markers: truths?.first?.count ?? 0,
                           milliseconds: milliseconds, recall: recall, recall20: recall20)
         if stagesForEveryCase {
-            var timings: StageTimings? = StageTimings()
+            // Each stage's median over every run on every frame (a median per stage, not a sum, so that one
+            // run slowed by the machine's other work does not show as a slow stage).
+            var names: [String] = [], runs: [[String: Double]] = []
             for image in images {
-                for _ in 0..<(images.count > 1 ? 1 : repeats) { _ = try MarkerDetector().detect(in: image, workspace: workspace, timings: &timings) }
+                for _ in 0..<(images.count > 1 ? 1 : repeats) {
+                    var timings: StageTimings? = StageTimings()
+                    _ = try MarkerDetector().detect(in: image, workspace: workspace, timings: &timings)
+                    var run: [String: Double] = [:]
+                    for stage in timings!.stages {
+                        if !names.contains(stage.name) { names.append(stage.name) }
+                        run[stage.name] = stage.seconds * 1000
+                    }
+                    runs.append(run)
+                }
             }
-            result.stages = timings!.table
+            let cells = names.map { name in "\(name) " + String(format: "%.3f", median(runs.map { $0[name] ?? 0 })) }
+            let total = String(format: "%.3f", median(runs.map { $0.values.reduce(0, +) }))
+            result.stages = "median ms per stage over \(runs.count) runs: " + cells.joined(separator: ", ") + "; total \(total)"
         }
         return result
     }
