@@ -85,6 +85,9 @@ public struct MarkerDetector: Sendable {
         let outset = p.contourOutset * (reduce ? Double(factor) : 1)
         if outset != 0 { for i in quads.indices { quads[i] = quads[i].outset(by: outset) } }
         for quad in quads {
+            // Candidates come largest first, and markers do not nest (see removeDuplicateIDs): an outline
+            // inside a marker already read (its inner border, a blob of its code) is not read at all.
+            if markers.contains(where: { SceneGeometry.contains($0.quad, quad.center) }) { continue }
             guard let first = try read(quad, in: image, workspace: workspace, timings: &timings),
                   Double(first.borderErrors) <= p.maxBorderErrorRate * 24 else { continue }
             guard p.refineCorners else {
