@@ -11,20 +11,27 @@ public enum Otsu {
 
     /// `border` pixels on each side are left out of the contrast (the marker's black ring).
     public static func split(_ image: GrayImage, border: Int) -> Split {
+        // Counts and sums in integers: the same values the sums of doubles had (all exact below 2^53),
+        // without a conversion per pixel.
         var histogram = InlineArray<256, Int>(repeating: 0)
-        for p in image.pixels { histogram[Int(p)] += 1 }
+        var innerSum = 0, innerSquares = 0, innerCount = 0
+        image.pixels.withUnsafeBufferPointer { pixels in
+            for p in pixels { histogram[Int(p)] += 1 }
+            for y in border..<max(border, image.height - border) {
+                let row = y * image.width
+                for x in border..<max(border, image.width - border) {
+                    let v = Int(pixels[row + x])
+                    innerSum += v; innerSquares += v * v
+                }
+                innerCount += max(0, image.width - 2 * border)
+            }
+        }
         let total = Double(image.pixels.count)
         var sum = 0.0
         for level in 0..<256 { sum += Double(level * histogram[level]) }
-        var innerSum = 0.0, innerSquares = 0.0, innerCount = 0.0
-        for y in border..<(image.height - border) {
-            for x in border..<(image.width - border) {
-                let v = Double(image.pixels[y * image.width + x])
-                innerSum += v; innerSquares += v * v; innerCount += 1
-            }
-        }
-        let innerMean = innerSum / max(innerCount, 1)
-        let variance = max(0, innerSquares / max(innerCount, 1) - innerMean * innerMean)
+        let count = max(Double(innerCount), 1)
+        let innerMean = Double(innerSum) / count
+        let variance = max(0, Double(innerSquares) / count - innerMean * innerMean)
         var best = 0, bestBetween = -1.0
         var weightDark = 0.0, sumDark = 0.0
         for level in 0..<256 {
