@@ -16,7 +16,6 @@ public enum CornerRefiner {
         var points: [Point2] = []
         var strengths: [Double] = []
         var ranked: [Double] = []
-        var profile: [Double] = []
         public init() {}
     }
 
@@ -159,28 +158,43 @@ public enum CornerRefiner {
         // Stay within the black border (one cell, length / 7) and the quiet zone.
         let reach = max(2, min(Int(length / 7 * 0.45), 6))
         let samples = min(max(Int(length / 1.5), 12), 60)
-        scratch.profile.removeAll(keepingCapacity: true)
-        scratch.profile.append(contentsOf: repeatElement(0, count: 2 * reach + 1))
-        for k in 0..<samples {
-            let t = 0.08 + 0.84 * Double(k) / Double(samples - 1)
-            let base = Point2(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t)
-            let clearance = Double(reach) + 1.5
-            guard distance(base, toLineThrough: before, a) > clearance, distance(base, toLineThrough: b, after) > clearance else { continue }
-            let last = 2 * reach
-            for j in 0...last {
-                let s = Double(j - reach)
-                scratch.profile[j] = image.sample(base.x + n.x * s, base.y + n.y * s)
+        // The lines beyond each end, for the clearance test (their lengths once per edge, not per sample).
+        let clearance = Double(reach) + 1.5
+        let beforeLength = before.distance(to: a), afterLength = b.distance(to: after)
+        let last = 2 * reach
+        var profile = InlineArray<13, Double>(repeating: 0) // 2 * reach + 1 <= 13 samples, on the stack
+        image.pixels.withUnsafeBufferPointer { pixels in
+            // GrayImage.sample without a bounds check per pixel (the same arithmetic: positions are clamped).
+            let width = image.width, height = image.height, maxX = Double(width - 1), maxY = Double(height - 1)
+            func sample(_ x: Double, _ y: Double) -> Double {
+                let cx = min(max(x, 0), maxX), cy = min(max(y, 0), maxY)
+                let x0 = Int(cx), y0 = Int(cy)
+                let x1 = min(x0 + 1, width - 1), y1 = min(y0 + 1, height - 1)
+                let fx = cx - Double(x0), fy = cy - Double(y0)
+                let top = Double(pixels[y0 * width + x0]) * (1 - fx) + Double(pixels[y0 * width + x1]) * fx
+                let bottom = Double(pixels[y1 * width + x0]) * (1 - fx) + Double(pixels[y1 * width + x1]) * fx
+                return top * (1 - fy) + bottom * fy
             }
-            let light = (scratch.profile[0] + scratch.profile[1]) / 2
-            let dark = (scratch.profile[last] + scratch.profile[last - 1]) / 2
-            let contrast = light - dark
-            guard contrast > 10 else { continue }
-            var lightArea = 0.0
-            for j in 0...last { lightArea += min(1, max(0, (scratch.profile[j] - dark) / contrast)) }
-            // Sample j covers [j - 0.5, j + 0.5] around offset j - reach.
-            let along = -Double(reach) - 0.5 + lightArea
-            scratch.points.append(Point2(x: base.x + n.x * along, y: base.y + n.y * along))
-            scratch.strengths.append(contrast)
+            for k in 0..<samples {
+                let t = 0.08 + 0.84 * Double(k) / Double(samples - 1)
+                let base = Point2(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t)
+                guard distance(base, toLineThrough: before, a, length: beforeLength) > clearance,
+                      distance(base, toLineThrough: b, after, length: afterLength) > clearance else { continue }
+                for j in 0...last {
+                    let s = Double(j - reach)
+                    profile[j] = sample(base.x + n.x * s, base.y + n.y * s)
+                }
+                let light = (profile[0] + profile[1]) / 2
+                let dark = (profile[last] + profile[last - 1]) / 2
+                let contrast = light - dark
+                guard contrast > 10 else { continue }
+                var lightArea = 0.0
+                for j in 0...last { lightArea += min(1, max(0, (profile[j] - dark) / contrast)) }
+                // Sample j covers [j - 0.5, j + 0.5] around offset j - reach.
+                let along = -Double(reach) - 0.5 + lightArea
+                scratch.points.append(Point2(x: base.x + n.x * along, y: base.y + n.y * along))
+                scratch.strengths.append(contrast)
+            }
         }
         guard scratch.points.count >= 4 else {
             scratch.points.removeAll(keepingCapacity: true)
@@ -213,7 +227,11 @@ public enum CornerRefiner {
     }
 
     static func distance(_ p: Point2, toLineThrough a: Point2, _ b: Point2) -> Double {
-        let length = a.distance(to: b)
+        distance(p, toLineThrough: a, b, length: a.distance(to: b))
+    }
+
+    /// The same with the line's length `a.distance(to: b)` worked out by the caller.
+    static func distance(_ p: Point2, toLineThrough a: Point2, _ b: Point2, length: Double) -> Double {
         guard length > 0 else { return p.distance(to: a) }
         return abs((b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)) / length
     }
