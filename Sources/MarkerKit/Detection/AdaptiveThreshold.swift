@@ -20,4 +20,37 @@ public enum AdaptiveThreshold {
         }
         guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
     }
+
+    /// The binary images of every window in one sweep (one running integral of the frame serves all
+    /// windows), into `binaries`: image k is pixels k * width * height ..< (k + 1) * width * height. The
+    /// top and bottom halves of the frame run on two cores. `binaries` keeps its memory when it already
+    /// has the size.
+    public static func binaries(_ image: GrayImage, windows: [Int], constant: Double, into binaries: inout [UInt8]) throws {
+        let size = windows.count * image.width * image.height
+        if binaries.count != size {
+            binaries.removeAll(keepingCapacity: true)
+            binaries.append(contentsOf: repeatElement(0, count: size))
+        }
+        guard size > 0 else { return }
+        // The windows as 32-bit values on the stack (at most a few).
+        try withUnsafeTemporaryAllocation(of: Int32.self, capacity: windows.count) { sides in
+            for (i, w) in windows.enumerated() { sides[i] = Int32(w) }
+            let bands = image.height >= 64 ? 2 : 1
+            var statuses: (Int32, Int32) = (0, 0)
+            try withUnsafeMutableBytes(of: &statuses) { status in
+                let status = status.bindMemory(to: Int32.self)
+                image.pixels.withUnsafeBufferPointer { gray in
+                    binaries.withUnsafeMutableBufferPointer { out in
+                        TwoCores.forEach(bands) { band, _ in
+                            let begin = image.height * band / bands, end = image.height * (band + 1) / bands
+                            status[band] = cvb_adaptive_threshold_rows(gray.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
+                                                                       sides.baseAddress, Int32(windows.count), constant, out.baseAddress,
+                                                                       Int32(begin), Int32(end))
+                        }
+                    }
+                }
+                guard status[0] >= 0, status[1] >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+            }
+        }
+    }
 }
