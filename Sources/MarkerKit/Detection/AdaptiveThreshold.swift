@@ -33,24 +33,37 @@ public enum AdaptiveThreshold {
         }
         guard size > 0 else { return }
         // The windows as 32-bit values on the stack (at most a few).
-        try withUnsafeTemporaryAllocation(of: Int32.self, capacity: windows.count) { sides in
-            for (i, w) in windows.enumerated() { sides[i] = Int32(w) }
+        try withUnsafeTemporaryAllocation(of: Int32.self, capacity: windows.count + 2) { memory in
+            for (i, w) in windows.enumerated() { memory[i] = Int32(w) }
+            let status = memory.baseAddress! + windows.count // one status per band
             let bands = image.height >= 64 ? 2 : 1
-            var statuses: (Int32, Int32) = (0, 0)
-            try withUnsafeMutableBytes(of: &statuses) { status in
-                let status = status.bindMemory(to: Int32.self)
-                image.pixels.withUnsafeBufferPointer { gray in
-                    binaries.withUnsafeMutableBufferPointer { out in
-                        TwoCores.forEach(bands) { band, _ in
-                            let begin = image.height * band / bands, end = image.height * (band + 1) / bands
-                            status[band] = cvb_adaptive_threshold_rows(gray.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
-                                                                       sides.baseAddress, Int32(windows.count), constant, out.baseAddress,
-                                                                       Int32(begin), Int32(end))
-                        }
-                    }
+            image.pixels.withUnsafeBufferPointer { gray in
+                binaries.withUnsafeMutableBufferPointer { out in
+                    TwoCores.forEach(bands, Bands(gray: gray.baseAddress!, width: image.width, height: image.height, windows: memory.baseAddress!,
+                                                  count: windows.count, constant: constant, out: out.baseAddress!, bands: bands, status: status))
                 }
-                guard status[0] >= 0, status[1] >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
             }
+            for band in 0..<bands where status[band] < 0 {
+                throw MarkerKitError.internalFailure("adaptive threshold failed on band \(band) (\(status[band]))")
+            }
+        }
+    }
+
+    /// One band of rows of every window.
+    private struct Bands: TwoCoresJob {
+        let gray: UnsafePointer<UInt8>
+        let width: Int, height: Int
+        let windows: UnsafePointer<Int32>
+        let count: Int
+        let constant: Double
+        let out: UnsafeMutablePointer<UInt8>
+        let bands: Int
+        let status: UnsafeMutablePointer<Int32>
+
+        func run(_ band: Int, worker: Int) {
+            let begin = height * band / bands, end = height * (band + 1) / bands
+            status[band] = cvb_adaptive_threshold_rows(gray, Int32(width), Int32(height), Int32(width), windows, Int32(count), constant,
+                                                       out, Int32(begin), Int32(end))
         }
     }
 }

@@ -103,27 +103,9 @@ public struct MarkerDetector: Sendable {
         let minPoints = Int(p.minPerimeterRate * longSide), maxPoints = Int(p.maxPerimeterRate * longSide)
         workspace.preparePasses(windows.count)
         let passes = workspace.passes
-        let size = search.width * search.height
         workspace.binaries.withUnsafeBufferPointer { binaries in
-            TwoCores.forEach(windows.count) { index, _ in
-                let pass = passes[index]
-                pass.error = nil
-                let clock = ContinuousClock()
-                do {
-                    let start = clock.now
-                    pass.contours.removeAll()
-                    try Contours.find(in: UnsafeBufferPointer(rebasing: binaries[(index * size)..<((index + 1) * size)]),
-                                      width: search.width, height: search.height, minPoints: minPoints, maxPoints: maxPoints,
-                                      into: &pass.contours)
-                    let traced = clock.now
-                    pass.quads.removeAll(keepingCapacity: true)
-                    try QuadCandidates.appendQuads(from: pass.contours, imageWidth: search.width, imageHeight: search.height,
-                                                   parameters: p, to: &pass.quads)
-                    (pass.contoursTime, pass.candidatesTime) = (traced - start, clock.now - traced)
-                } catch {
-                    pass.error = error
-                }
-            }
+            TwoCores.forEach(windows.count, TracePasses(binaries: binaries.baseAddress!, width: search.width, height: search.height,
+                                                        minPoints: minPoints, maxPoints: maxPoints, parameters: p, passes: passes))
         }
         quads.removeAll(keepingCapacity: true)
         for index in 0..<windows.count {
@@ -169,14 +151,9 @@ public struct MarkerDetector: Sendable {
         while !wave.isEmpty {
             wave.withUnsafeBufferPointer { indices in
                 reads.withUnsafeMutableBufferPointer { reads in
-                    TwoCores.forEach(indices.count) { k, worker in
-                        let reader = readers[worker]
-                        guard reader.error == nil else { return }
-                        do {
-                            reads[indices[k]] = try read(candidate: quads[indices[k]], in: image, reader: reader)
-                        } catch {
-                            reader.error = error
-                        }
+                    quads.withUnsafeBufferPointer { quads in
+                        TwoCores.forEach(indices.count, ReadWave(detector: self, image: image, quads: quads.baseAddress!,
+                                                                 indices: indices.baseAddress!, reads: reads.baseAddress!, readers: readers))
                     }
                 }
             }
@@ -197,10 +174,57 @@ public struct MarkerDetector: Sendable {
         if timings != nil { for reader in readers { timings!.add(reader.timings!) } }
     }
 
+    /// Stages 3-4 of one threshold window, into its pass's buffers.
+    private struct TracePasses: TwoCoresJob {
+        let binaries: UnsafePointer<UInt8>
+        let width: Int, height: Int, minPoints: Int, maxPoints: Int
+        let parameters: DetectorParameters
+        let passes: [DetectorWorkspace.Pass]
+
+        func run(_ index: Int, worker: Int) {
+            let pass = passes[index]
+            pass.error = nil
+            let clock = ContinuousClock()
+            do {
+                let start = clock.now
+                pass.contours.removeAll()
+                let size = width * height
+                try Contours.find(in: UnsafeBufferPointer(start: binaries + index * size, count: size), width: width, height: height,
+                                  minPoints: minPoints, maxPoints: maxPoints, into: &pass.contours)
+                let traced = clock.now
+                pass.quads.removeAll(keepingCapacity: true)
+                try QuadCandidates.appendQuads(from: pass.contours, imageWidth: width, imageHeight: height, parameters: parameters, to: &pass.quads)
+                (pass.contoursTime, pass.candidatesTime) = (traced - start, clock.now - traced)
+            } catch {
+                pass.error = error
+            }
+        }
+    }
+
+    /// Stages 5-9 on the candidates of a wave, each worker with its own buffers.
+    private struct ReadWave: TwoCoresJob {
+        let detector: MarkerDetector
+        let image: GrayImage
+        let quads: UnsafePointer<Quad>
+        let indices: UnsafePointer<Int>
+        let reads: UnsafeMutablePointer<MarkerDetection?>
+        let readers: [DetectorWorkspace.Reader]
+
+        func run(_ k: Int, worker: Int) {
+            let reader = readers[worker]
+            guard reader.error == nil else { return }
+            do {
+                reads[indices[k]] = try detector.read(candidate: quads[indices[k]], in: image, reader: reader)
+            } catch {
+                reader.error = error
+            }
+        }
+    }
+
     typealias Reading = CellSampler.Grid
 
     /// Stages 5 to 9 on one candidate: the marker it reads as, or nil.
-    private func read(candidate quad: Quad, in image: GrayImage, reader: DetectorWorkspace.Reader) throws -> MarkerDetection? {
+    fileprivate func read(candidate quad: Quad, in image: GrayImage, reader: DetectorWorkspace.Reader) throws -> MarkerDetection? {
         let p = parameters
         guard let first = try read(quad, in: image, reader: reader),
               Double(first.borderErrors) <= p.maxBorderErrorRate * 24 else { return nil }
