@@ -220,6 +220,12 @@ int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, 
 int32_t cvb_find_contours_opencv(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
                                  int32_t min_points, int32_t max_points, cvb_contours *out);
 
+/* The corner refiner's edge profiles on the side from a to b of a quadrilateral (CornerRefiner.edgePoints
+ * before its filter): `edge` holds a, b and the corners before a and after b (x y each); writes up to 60
+ * points (x y) where the edge crosses a profile, and each profile's contrast, and returns how many. */
+int32_t cvb_edge_profiles(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+                          const double *edge, double *points, double *strengths);
+
 /* Runs job(context, i, worker) for every i in 0 ..< count, on the calling thread (worker 0) and on one
  * helper thread kept for the process (worker 1, started by the first call), and returns when all have
  * run. Jobs are claimed in order but run on either thread, so each must write only its own results (and

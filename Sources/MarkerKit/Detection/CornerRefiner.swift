@@ -1,3 +1,4 @@
+import CVBridge
 /// Stage 9: sub-pixel corners. A marker's corners are L-corners, where corner detectors made for
 /// chessboard X-corners are biased; instead each outer edge is located to sub-pixel precision at many
 /// points along its length, a line is fitted to each edge, and the corners are where neighbouring lines
@@ -150,50 +151,16 @@ public enum CornerRefiner {
     static func edgePoints(from a: Point2, to b: Point2, before: Point2, after: Point2, in image: GrayImage, scratch: inout Scratch) {
         scratch.points.removeAll(keepingCapacity: true)
         scratch.strengths.removeAll(keepingCapacity: true)
-        let length = a.distance(to: b)
-        guard length >= 4 else { return }
-        let d = Point2(x: (b.x - a.x) / length, y: (b.y - a.y) / length)
-        // Corners go clockwise in the image, so this normal points into the marker.
-        let n = Point2(x: -d.y, y: d.x)
-        // Stay within the black border (one cell, length / 7) and the quiet zone.
-        let reach = max(2, min(Int(length / 7 * 0.45), 6))
-        let samples = min(max(Int(length / 1.5), 12), 60)
-        // The lines beyond each end, for the clearance test (their lengths once per edge, not per sample).
-        let clearance = Double(reach) + 1.5
-        let beforeLength = before.distance(to: a), afterLength = b.distance(to: after)
-        let last = 2 * reach
-        var profile = InlineArray<13, Double>(repeating: 0) // 2 * reach + 1 <= 13 samples, on the stack
-        image.pixels.withUnsafeBufferPointer { pixels in
-            // GrayImage.sample without a bounds check per pixel (the same arithmetic: positions are clamped).
-            let width = image.width, height = image.height, maxX = Double(width - 1), maxY = Double(height - 1)
-            func sample(_ x: Double, _ y: Double) -> Double {
-                let cx = min(max(x, 0), maxX), cy = min(max(y, 0), maxY)
-                let x0 = Int(cx), y0 = Int(cy)
-                let x1 = min(x0 + 1, width - 1), y1 = min(y0 + 1, height - 1)
-                let fx = cx - Double(x0), fy = cy - Double(y0)
-                let top = Double(pixels[y0 * width + x0]) * (1 - fx) + Double(pixels[y0 * width + x1]) * fx
-                let bottom = Double(pixels[y1 * width + x0]) * (1 - fx) + Double(pixels[y1 * width + x1]) * fx
-                return top * (1 - fy) + bottom * fy
+        // The profiles in the bridge (cvb_edge_profiles: the same arithmetic, vectorised), on the stack.
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 8 + 3 * 60) { memory in
+            let edge = memory.baseAddress!, points = edge + 8, strengths = points + 120
+            (edge[0], edge[1], edge[2], edge[3], edge[4], edge[5], edge[6], edge[7]) = (a.x, a.y, b.x, b.y, before.x, before.y, after.x, after.y)
+            let count = image.pixels.withUnsafeBufferPointer {
+                Int(cvb_edge_profiles($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), edge, points, strengths))
             }
-            for k in 0..<samples {
-                let t = 0.08 + 0.84 * Double(k) / Double(samples - 1)
-                let base = Point2(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t)
-                guard distance(base, toLineThrough: before, a, length: beforeLength) > clearance,
-                      distance(base, toLineThrough: b, after, length: afterLength) > clearance else { continue }
-                for j in 0...last {
-                    let s = Double(j - reach)
-                    profile[j] = sample(base.x + n.x * s, base.y + n.y * s)
-                }
-                let light = (profile[0] + profile[1]) / 2
-                let dark = (profile[last] + profile[last - 1]) / 2
-                let contrast = light - dark
-                guard contrast > 10 else { continue }
-                var lightArea = 0.0
-                for j in 0...last { lightArea += min(1, max(0, (profile[j] - dark) / contrast)) }
-                // Sample j covers [j - 0.5, j + 0.5] around offset j - reach.
-                let along = -Double(reach) - 0.5 + lightArea
-                scratch.points.append(Point2(x: base.x + n.x * along, y: base.y + n.y * along))
-                scratch.strengths.append(contrast)
+            for i in 0..<max(count, 0) {
+                scratch.points.append(Point2(x: points[2 * i], y: points[2 * i + 1]))
+                scratch.strengths.append(strengths[i])
             }
         }
         guard scratch.points.count >= 4 else {
