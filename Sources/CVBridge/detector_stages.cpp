@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+#include <emmintrin.h>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/imgproc/imgproc_c.h>
 #include "bridge_error.hpp"
@@ -188,7 +189,94 @@ struct Chain {
 double squared(double x) { return x * x; }
 } // namespace
 
-extern "C" int32_t cvb_simplify_contour(const int32_t *points, int32_t count, double epsilon, int32_t *out,
+// The scans of Douglas-Peucker, four points at a time in 16-bit lanes (SSE2): every coordinate below
+// 16384, so differences fit 16 bits and a squared distance or a cross product (one multiply-add of two
+// 16-bit pairs) fits 32. Each finds the first point with the largest value, as the scalar loop with a
+// strict comparison does: every lane keeps its first largest, and of the lanes with the largest value the
+// one with the smallest index wins.
+namespace {
+struct Farthest {
+    int32_t value = 0;  // 0: no point above 0
+    int32_t index = -1;
+};
+
+inline __m128i select(__m128i mask, __m128i a, __m128i b) {
+    return _mm_or_si128(_mm_and_si128(mask, a), _mm_andnot_si128(mask, b));
+}
+
+inline Farthest reduce(__m128i best, __m128i index) {
+    alignas(16) int32_t values[4], indices[4];
+    _mm_store_si128(reinterpret_cast<__m128i *>(values), best);
+    _mm_store_si128(reinterpret_cast<__m128i *>(indices), index);
+    Farthest f;
+    for (int lane = 0; lane < 4; ++lane)
+        if (values[lane] > f.value || (values[lane] == f.value && values[lane] > 0 && indices[lane] < f.index)) {
+            f.value = values[lane];
+            f.index = indices[lane];
+        }
+    return f;
+}
+
+// The point of [begin, end) farthest from (ax, ay) (squared distance), its index reported + offset.
+inline Farthest farthest_from(const int32_t *points, int32_t begin, int32_t end, int32_t ax, int32_t ay, int32_t offset) {
+    const __m128i origin = _mm_set_epi16(int16_t(ay), int16_t(ax), int16_t(ay), int16_t(ax), int16_t(ay), int16_t(ax),
+                                         int16_t(ay), int16_t(ax));
+    __m128i best = _mm_setzero_si128(), best_index = _mm_set1_epi32(-1);
+    __m128i index = _mm_setr_epi32(begin + offset, begin + offset + 1, begin + offset + 2, begin + offset + 3);
+    const __m128i four = _mm_set1_epi32(4);
+    int32_t i = begin;
+    for (; i + 4 <= end; i += 4) {
+        const __m128i low = _mm_loadu_si128(reinterpret_cast<const __m128i *>(points + 2 * i));
+        const __m128i high = _mm_loadu_si128(reinterpret_cast<const __m128i *>(points + 2 * i + 4));
+        const __m128i v = _mm_sub_epi16(_mm_packs_epi32(low, high), origin);
+        const __m128i d = _mm_madd_epi16(v, v);
+        const __m128i larger = _mm_cmpgt_epi32(d, best);
+        best = select(larger, d, best);
+        best_index = select(larger, index, best_index);
+        index = _mm_add_epi32(index, four);
+    }
+    Farthest f = reduce(best, best_index);
+    for (; i < end; ++i) {
+        const int32_t dx = points[2 * i] - ax, dy = points[2 * i + 1] - ay, d = dx * dx + dy * dy;
+        if (d > f.value) { f.value = d; f.index = i + offset; }
+    }
+    return f;
+}
+
+// The point of [begin, end) farthest from the line through (sx, sy) with direction (dx, dy), as
+// |cross product| (the distance times the direction's length), its index reported + offset.
+inline Farthest farthest_from_line(const int32_t *points, int32_t begin, int32_t end, int32_t sx, int32_t sy, int32_t dx,
+                                   int32_t dy, int32_t offset) {
+    const __m128i origin = _mm_set_epi16(int16_t(sy), int16_t(sx), int16_t(sy), int16_t(sx), int16_t(sy), int16_t(sx),
+                                         int16_t(sy), int16_t(sx));
+    const __m128i normal = _mm_set_epi16(int16_t(dx), int16_t(-dy), int16_t(dx), int16_t(-dy), int16_t(dx), int16_t(-dy),
+                                         int16_t(dx), int16_t(-dy));
+    __m128i best = _mm_setzero_si128(), best_index = _mm_set1_epi32(-1);
+    __m128i index = _mm_setr_epi32(begin + offset, begin + offset + 1, begin + offset + 2, begin + offset + 3);
+    const __m128i four = _mm_set1_epi32(4);
+    int32_t i = begin;
+    for (; i + 4 <= end; i += 4) {
+        const __m128i low = _mm_loadu_si128(reinterpret_cast<const __m128i *>(points + 2 * i));
+        const __m128i high = _mm_loadu_si128(reinterpret_cast<const __m128i *>(points + 2 * i + 4));
+        const __m128i cross = _mm_madd_epi16(_mm_sub_epi16(_mm_packs_epi32(low, high), origin), normal);
+        const __m128i sign = _mm_srai_epi32(cross, 31);
+        const __m128i d = _mm_sub_epi32(_mm_xor_si128(cross, sign), sign);
+        const __m128i larger = _mm_cmpgt_epi32(d, best);
+        best = select(larger, d, best);
+        best_index = select(larger, index, best_index);
+        index = _mm_add_epi32(index, four);
+    }
+    Farthest f = reduce(best, best_index);
+    for (; i < end; ++i) {
+        const int32_t cross = (points[2 * i + 1] - sy) * dx - (points[2 * i] - sx) * dy, d = cross < 0 ? -cross : cross;
+        if (d > f.value) { f.value = d; f.index = i + offset; }
+    }
+    return f;
+}
+} // namespace
+
+// The same for contours with coordinates of 16384 or more, in wider arithmetic (one point at a time).
+static int32_t simplify_contour_wide(const int32_t *points, int32_t count, double epsilon, int32_t *out,
                                         int32_t capacity) {
     if (points == nullptr || count < 1 || capacity < 1 || capacity > 64 || out == nullptr)
         return cvb::fail(CVB_ERR_ARGUMENT, "simplify contour: bad contour");
@@ -276,3 +364,83 @@ extern "C" int32_t cvb_simplify_contour(const int32_t *points, int32_t count, do
     return found;
 }
 
+
+extern "C" int32_t cvb_simplify_contour(const int32_t *points, int32_t count, double epsilon, int32_t *out,
+                                        int32_t capacity) {
+    if (points == nullptr || count < 1 || capacity < 1 || capacity > 64 || out == nullptr)
+        return cvb::fail(CVB_ERR_ARGUMENT, "simplify contour: bad contour");
+    bool small = true; // every coordinate in 0 ..< 16384 (any frame the detector takes)
+    for (int32_t k = 0; k < 2 * count; ++k) small &= uint32_t(points[k]) < 16384u;
+    if (!small) return simplify_contour_wide(points, count, epsilon, out, capacity);
+    // Indices run unwrapped up to 2 * count; every scan over a range is split where it wraps.
+    auto px = [&](int32_t i) { return points[2 * (i < count ? i : i - count)]; };
+    auto py = [&](int32_t i) { return points[2 * (i < count ? i : i - count) + 1]; };
+    const double eps2 = epsilon * epsilon;
+    // Ends of the split: an approximate diameter (three rounds of "farthest from the last end"), as
+    // OpenCV starts; a contour no wider than epsilon is a single point.
+    int32_t a = 0, b = 0;
+    int32_t widest = 0;
+    for (int round = 0; round < 3; ++round) {
+        a = b;
+        // In the order a + 1 ..< count, then 0 ..< a; a later point must be strictly farther.
+        Farthest f = farthest_from(points, a + 1, count, points[2 * a], points[2 * a + 1], 0);
+        const Farthest g = farthest_from(points, 0, a, points[2 * a], points[2 * a + 1], 0);
+        if (g.value > f.value) f = g;
+        widest = f.value;
+        if (f.index >= 0) b = f.index;
+    }
+    if (double(widest) <= eps2) {
+        out[0] = points[2 * a];
+        out[1] = points[2 * a + 1];
+        return 1;
+    }
+    // Vertices found so far, in contour order from a (indices, unwrapped: a <= v < a + count).
+    constexpr int32_t limit = 64;
+    int32_t vertices[limit + 2];
+    int32_t found = 0;
+    const int32_t bu = b > a ? b : b + count;
+    // Chains still to split, the last on top; each ends at the start of the one below it.
+    Chain stack[limit + 2];
+    int32_t top = 0;
+    stack[top++] = {bu, a + count};
+    stack[top++] = {a, bu};
+    while (top > 0) {
+        const Chain chain = stack[--top];
+        const int32_t sx = px(chain.start), sy = py(chain.start), dx = px(chain.end) - sx, dy = py(chain.end) - sy;
+        // The chain's inner points, in the part before the wrap and the part after it.
+        const int32_t first = chain.start + 1, wrap = chain.end < count ? chain.end : count;
+        Farthest f = farthest_from_line(points, first, wrap, sx, sy, dx, dy, 0);
+        const int32_t second = first > count ? first : count;
+        if (second < chain.end) {
+            const Farthest g = farthest_from_line(points, second - count, chain.end - count, sx, sy, dx, dy, count);
+            if (g.value > f.value) f = g;
+        }
+        const double farthest = f.value;
+        if (f.index < 0 || farthest * farthest <= eps2 * (double(dx) * dx + double(dy) * dy)) {
+            vertices[found++] = chain.start;
+            continue;
+        }
+        stack[top++] = {f.index, chain.end};
+        stack[top++] = {chain.start, f.index};
+        if (top + found > limit) return capacity + 1; // each chain still gives at least one vertex
+    }
+    // A vertex within epsilon of the line through its neighbours (between them) adds nothing.
+    for (int32_t i = 0; i < found && found > 3;) {
+        const int32_t p = vertices[(i + found - 1) % found], v = vertices[i], n = vertices[(i + 1) % found];
+        const double dx = px(n) - px(p), dy = py(n) - py(p);
+        const double cross = (double(px(v)) - px(p)) * dy - (double(py(v)) - py(p)) * dx;
+        const double along = (double(px(v)) - px(p)) * (px(n) - px(v)) + (double(py(v)) - py(p)) * (py(n) - py(v));
+        if (cross * cross <= 0.5 * eps2 * (dx * dx + dy * dy) && along >= 0) {
+            for (int32_t j = i; j + 1 < found; ++j) vertices[j] = vertices[j + 1];
+            --found;
+        } else {
+            ++i;
+        }
+    }
+    if (found > capacity) return capacity + 1;
+    for (int32_t i = 0; i < found; ++i) {
+        out[2 * i] = points[2 * (vertices[i] % count)];
+        out[2 * i + 1] = points[2 * (vertices[i] % count) + 1];
+    }
+    return found;
+}
