@@ -4,6 +4,7 @@
 // allocates its scanner, and bounding boxes of long contours, on every call).
 #include <cstring>
 #include <vector>
+#include <emmintrin.h>
 #include "bridge_error.hpp"
 
 namespace {
@@ -59,18 +60,28 @@ void follow(int8_t *start, int row, int x, int y, bool hole, std::vector<int32_t
     }
 }
 
-// The first x in [x, end) where row[x] != value, or end.
-inline int skip_run(const int8_t *row, int x, int end, int8_t value) {
-    const uint64_t pattern = 0x0101010101010101ull * uint8_t(value);
-    for (; x + 8 <= end; x += 8) {
-        uint64_t word;
-        std::memcpy(&word, row + x, 8);
-        if (const uint64_t diff = word ^ pattern) return x + __builtin_ctzll(diff) / 8; // little-endian
+// The first x in [x, end) where a border starts, or end: background before an unmarked region pixel
+// (an outer border), or a region pixel not on a traced right edge before background (a hole). The
+// pixel before x always holds what the scan calls the previous pixel (tracing re-marks only pixels it
+// passes, and the scan reads on after each trace), so 16 pixels are tested at a time against their
+// left neighbours in the row itself; runs that start no border (a traced border, a region's inside)
+// cost nothing. (One test per run of equal pixels was 40% of the stage on thresholded photos.)
+inline int next_border(const int8_t *line, int x, int end) {
+    const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1);
+    for (; x + 16 <= end; x += 16) {
+        const __m128i here = _mm_loadu_si128(reinterpret_cast<const __m128i *>(line + x));
+        const __m128i before = _mm_loadu_si128(reinterpret_cast<const __m128i *>(line + x - 1));
+        const __m128i outer = _mm_and_si128(_mm_cmpeq_epi8(before, zero), _mm_cmpeq_epi8(here, one));
+        const __m128i hole = _mm_and_si128(_mm_cmpgt_epi8(before, zero), _mm_cmpeq_epi8(here, zero));
+        if (const int found = _mm_movemask_epi8(_mm_or_si128(outer, hole))) return x + __builtin_ctz(unsigned(found));
     }
-    while (x < end && row[x] == value) ++x;
-    return x;
+    for (; x < end; ++x) {
+        const int8_t before = line[x - 1], here = line[x];
+        if ((before == 0 && here == 1) || (before >= 1 && here == 0)) return x;
+    }
+    return end;
 }
-}
+} // namespace
 
 extern "C" int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
                                      int32_t min_points, int32_t max_points, cvb_contours *out) {
@@ -97,23 +108,14 @@ extern "C" int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32
         // border where a region pixel not on a traced right edge meets background.
         for (int y = 1; y < rows - 1; ++y) {
             int8_t *line = marks + size_t(y) * row;
-            int8_t previous = 0;
-            for (int x = 1; x < row - 1; ++x) {
-                x = skip_run(line, x, row - 1, previous);
-                if (x >= row - 1) break;
-                const int8_t p = line[x];
-                const bool outer = previous == 0 && p == 1, hole = !outer && p == 0 && previous >= 1;
-                if (!outer && !hole) {
-                    previous = p;
-                    continue;
-                }
+            for (int x = next_border(line, 1, row - 1); x < row - 1; x = next_border(line, x + 1, row - 1)) {
+                const bool hole = line[x - 1] >= 1;
                 const int from = x - (hole ? 1 : 0);
                 const size_t begin = work.points.size();
                 follow(line + from, row, from - 1, y - 1, hole, work.points);
                 const size_t length = (work.points.size() - begin) / 2;
                 if (length < size_t(min_points) || length > size_t(max_points)) work.points.resize(begin);
                 else work.starts.push_back(int32_t(begin / 2));
-                previous = line[x]; // as marked by the tracing
             }
         }
         // OpenCV lists the last contour found first.

@@ -26,6 +26,9 @@ struct Bench: ParsableCommand {
     @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
     @Option(help: ArgumentHelp("Run only one part: markers, photos or chessboards.", valueName: "part")) var only: Part?
     @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: ../shared/data/real-photos if present).", valueName: "dir")) var photos: String?
+    @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
+    @Option(help: ArgumentHelp("Runs per frame (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
+    @Flag(help: "Also print MarkerKit's time per detector stage for every marker case.") var stages = false
     @Option(help: ArgumentHelp("The real video to include (default: ArUco's test video if present).", valueName: "file")) var video: String?
 
     func run() throws {
@@ -45,6 +48,20 @@ struct Bench: ParsableCommand {
         var benchmark = DetectorBenchmark(quick: quick)
         benchmark.includeMarkers = only == nil || only == .markers
         benchmark.includeChessboards = only == nil || only == .chessboards
+        benchmark.stagesForEveryCase = stages
+        if let repeats {
+            guard repeats >= 1 else { throw ValidationError("--repeats must be at least 1") }
+            benchmark.repeatsOverride = repeats
+        }
+        if let sizes {
+            benchmark.onlySizes = try sizes.split(separator: ",").map { text in
+                let parts = text.split(separator: "x").compactMap { Int($0) }
+                guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
+                    throw ValidationError("--sizes: '\(text)' is not WIDTHxHEIGHT")
+                }
+                return (parts[0], parts[1])
+            }
+        }
         var report = try benchmark.run(video: videoURL) { status("bench: \($0)") }
         if only == nil || only == .photos, let photoBench {
             report.markerCases += try photoBench.run { status("bench: \($0)") }

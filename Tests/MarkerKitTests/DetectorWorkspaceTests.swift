@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 @testable import MarkerKit
 
@@ -22,6 +23,54 @@ import Testing
         }
         // The 1080p search ran on a half-size copy; the binary buffer follows the last frame.
         #expect(workspace.gray.width == 0 && workspace.reduced.width == 960 && workspace.binary.width == 800)
+    }
+
+    /// The detector's second core: every job runs once, on worker 0 or 1, whoever calls.
+    @Test func twoCoresRunEveryJobOnce() {
+        struct Count: TwoCoresJob {
+            let runs: UnsafeMutablePointer<Int>, workers: UnsafeMutablePointer<Int>
+            func run(_ index: Int, worker: Int) {
+                runs[index] += 1
+                workers[index] = worker
+            }
+        }
+        for count in [0, 1, 2, 3, 17, 200] {
+            var runs = [Int](repeating: 0, count: count + 1), workers = [Int](repeating: -1, count: count + 1)
+            runs.withUnsafeMutableBufferPointer { runs in
+                workers.withUnsafeMutableBufferPointer { workers in
+                    TwoCores.forEach(count, Count(runs: runs.baseAddress!, workers: workers.baseAddress!))
+                }
+            }
+            #expect(runs.dropLast().allSatisfy { $0 == 1 } && runs.last == 0, "\(count) jobs")
+            #expect(workers.dropLast().allSatisfy { $0 == 0 || $0 == 1 })
+        }
+    }
+
+    /// Detectors on several threads at once (as `detect --jobs` runs them): one of them has the helper
+    /// thread at a time, the others run their jobs themselves; every thread gets what one detector alone
+    /// gets, frame after frame.
+    @Test func detectorsOnSeveralThreadsAtOnceDetectAsOne() throws {
+        let renderer = SceneRenderer()
+        let frames = try (0..<4).map { try renderer.render(BenchmarkScenes.markers(count: 10, width: 640, height: 480, seed: UInt64(200 + $0))) }
+        let detector = MarkerDetector()
+        let expected = try frames.map { try detector.detect(in: $0) }
+        let results = UnsafeMutableBufferPointer<Bool>.allocate(capacity: 4)
+        results.initialize(repeating: false)
+        defer { results.deallocate() }
+        nonisolated(unsafe) let shared = results
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            let workspace = DetectorWorkspace()
+            var none: StageTimings? = nil
+            var same = true
+            for round in 0..<5 {
+                for (index, frame) in frames.enumerated() {
+                    let found = (try? detector.detect(in: frame, workspace: workspace, timings: &none)) ?? []
+                    same = same && found == expected[index] && (round + thread) >= 0
+                }
+            }
+            shared[thread] = same
+        }
+        #expect(results.allSatisfy { $0 })
     }
 
     @Test func theCornerRefinerGivesTheSameCornersWithReusedScratch() throws {

@@ -218,6 +218,11 @@ int32_t cvb_to_gray(const uint8_t *pixels, int32_t width, int32_t height, int32_
  * inverted (dark = 255), without allocating per call (box sums in a buffer kept per thread). */
 int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                int32_t window, double constant, uint8_t *binary);
+/* The same for `count` windows in one sweep, rows row_begin ..< row_end only: binary image k (packed,
+ * width x height) starts at binaries + k * width * height. Bands of rows may run on different threads. */
+int32_t cvb_adaptive_threshold_rows(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+                                    const int32_t *windows, int32_t count, double constant, uint8_t *binaries,
+                                    int32_t row_begin, int32_t row_end);
 /* cv::adaptiveThreshold itself: the reference the tests hold cvb_adaptive_threshold to. */
 int32_t cvb_adaptive_threshold_opencv(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                       int32_t window, double constant, uint8_t *binary);
@@ -238,6 +243,21 @@ int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, 
  * reference the tests hold cvb_find_contours to. Its arrays are its own thread workspace's. */
 int32_t cvb_find_contours_opencv(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
                                  int32_t min_points, int32_t max_points, cvb_contours *out);
+
+/* The corner refiner's edge profiles on the side from a to b of a quadrilateral (CornerRefiner.edgePoints
+ * before its filter): `edge` holds a, b and the corners before a and after b (x y each); writes up to 60
+ * points (x y) where the edge crosses a profile, and each profile's contrast, and returns how many. */
+int32_t cvb_edge_profiles(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+                          const double *edge, double *points, double *strengths);
+
+/* Runs job(context, i, worker) for every i in 0 ..< count, on the calling thread (worker 0) and on one
+ * helper thread kept for the process (worker 1, started by the first call), and returns when all have
+ * run. Jobs are claimed in order but run on either thread, so each must write only its own results (and
+ * scratch memory by worker). With one core, with MARKERKIT_DETECTOR_THREADS=1, or while another thread's
+ * batch has the helper, the caller runs them all. No heap allocation after the first call. */
+void cvb_parallel_for(int32_t count, void (*job)(void *context, int32_t index, int32_t worker), void *context);
+/* 2 when cvb_parallel_for can use a helper thread, else 1. */
+int32_t cvb_parallel_threads(void);
 
 /* cv::approxPolyDP of a closed contour; writes up to `capacity` vertices (x,y) and returns how many
  * the polygon has. The reference the tests hold cvb_simplify_contour to. */

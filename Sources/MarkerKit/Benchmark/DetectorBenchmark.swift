@@ -16,6 +16,8 @@ public struct DetectorBenchmark {
         public let recall: [String: Double]
         /// Recall of markers of 20 px side or more.
         public let recall20: [String: Double]
+        /// MarkerKit's detector stage by stage on this case's frames (with `stagesForEveryCase`).
+        public var stages: String? = nil
     }
 
     public struct ChessboardCase: Codable, Sendable {
@@ -39,17 +41,18 @@ public struct DetectorBenchmark {
             func f(_ v: Double?) -> String { v.map { String(format: "%8.2f", $0) } ?? "       -" }
             func r(_ v: Double?) -> String { v.map { String(format: "%5.1f%%", 100 * $0) } ?? "    - " }
             var lines = ["marker detection: median ms per frame (ratio to markerkit) and recall", ""]
-            lines.append("case                          markerkit        opencv                aruco3                threshold     recall mk / cv / a3")
+            lines.append("case                                          markerkit        opencv                aruco3                threshold     recall mk / cv / a3")
             for c in markerCases {
                 let ours = c.milliseconds["markerkit"] ?? .nan
                 func cell(_ name: String) -> String {
                     guard let v = c.milliseconds[name] else { return "     -              " }
                     return f(v) + String(format: " (%5.2fx)   ", v / ours)
                 }
-                lines.append(c.name.padding(toLength: 28, withPad: " ", startingAt: 0) + f(ours) + "      " + cell("opencv") + cell("aruco3")
+                lines.append(c.name.padding(toLength: 44, withPad: " ", startingAt: 0) + f(ours) + "      " + cell("opencv") + cell("aruco3")
                     + f(c.milliseconds["threshold"]) + "     " + [r(c.recall["markerkit"]), r(c.recall["opencv"]), r(c.recall["aruco3"])].joined(separator: " "))
             }
             if !stages.isEmpty { lines += ["", "markerkit at 1920x1080 with 10 markers, " + stages] }
+            for c in markerCases { if let s = c.stages { lines += ["", "markerkit at \(c.name), " + s] } }
             lines.append("")
             lines.append("chessboard detection: median ms per frame, detection rate, corner RMSE px")
             for c in chessboardCases {
@@ -66,9 +69,15 @@ public struct DetectorBenchmark {
     }
 
     public let quick: Bool
-    public var repeats: Int { quick ? 3 : 7 }
+    public var repeats: Int { repeatsOverride ?? (quick ? 3 : 7) }
+    /// Runs per frame instead of the default 7 (3 with `quick`).
+    public var repeatsOverride: Int?
 
     public var includeMarkers = true
+    /// Only these frame sizes (nil: all of the run's sizes).
+    public var onlySizes: [(Int, Int)]? = nil
+    /// Also time MarkerKit's stages on every marker case (a separate run after the timed ones).
+    public var stagesForEveryCase = false
     public var includeChessboards = true
 
     public init(quick: Bool) { self.quick = quick }
@@ -84,7 +93,7 @@ public struct DetectorBenchmark {
 
     public func run(video: URL?, progress: (String) -> Void = { _ in }) throws -> Report {
         var report = Report(quick: quick, repeats: repeats, markerCases: [], chessboardCases: [])
-        let sizes: [(Int, Int)] = quick ? [(640, 480), (1920, 1080)] : [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)]
+        let sizes: [(Int, Int)] = onlySizes ?? (quick ? [(640, 480), (1920, 1080)] : [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)])
         let counts = quick ? [0, 10] : [0, 1, 10, 50]
         let renderer = SceneRenderer()
         for (w, h) in includeMarkers ? sizes : [] {
@@ -174,8 +183,31 @@ public struct DetectorBenchmark {
                 guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
             }
         })
-        return Case(name: name, width: images[0].width, height: images[0].height, markers: truths?.first?.count ?? 0,
-                    milliseconds: milliseconds, recall: recall, recall20: recall20)
+        var result = Case(name: name, width: images[0].width, height: images[0].height, markers: truths?.first?.count ?? 0,
+                          milliseconds: milliseconds, recall: recall, recall20: recall20)
+        if stagesForEveryCase {
+            // Each stage's median over every run on every frame (a median per stage, not a sum, so that one
+            // run slowed by the machine's other work does not show as a slow stage).
+            var names: [String] = [], runs: [[String: Double]] = []
+            for image in images {
+                for _ in 0..<(images.count > 1 ? 1 : repeats) {
+                    var timings: StageTimings? = StageTimings()
+                    _ = try MarkerDetector().detect(in: image, workspace: workspace, timings: &timings)
+                    var run: [String: Double] = [:]
+                    for stage in timings!.stages {
+                        if !names.contains(stage.name) { names.append(stage.name) }
+                        run[stage.name] = stage.seconds * 1000
+                    }
+                    runs.append(run)
+                }
+            }
+            // The fastest run beside the median: on a machine busy with other work it is the steadier figure.
+            func figures(_ values: [Double]) -> String { String(format: "%.3f (%.3f)", median(values), values.min() ?? 0) }
+            let cells = names.map { name in "\(name) " + figures(runs.map { $0[name] ?? 0 }) }
+            let total = figures(runs.map { $0.values.reduce(0, +) })
+            result.stages = "median (fastest) ms per stage over \(runs.count) runs: " + cells.joined(separator: ", ") + "; total \(total)"
+        }
+        return result
     }
 
     func measureChessboard(name: String, images: [GrayImage], truths: [[Point2]]?) throws -> ChessboardCase {

@@ -25,11 +25,18 @@ public enum Contours {
 
     /// Adds the contours of `binary` to `set` (the bridge's output is the thread's own, read at once).
     public static func find(in binary: GrayImage, minPoints: Int, maxPoints: Int, into set: inout ContourSet) throws {
-        var found = cvb_contours()
-        let status = binary.pixels.withUnsafeBufferPointer {
-            cvb_find_contours($0.baseAddress, Int32(binary.width), Int32(binary.height), Int32(binary.width),
-                              Int32(minPoints), Int32(maxPoints), &found)
+        try binary.pixels.withUnsafeBufferPointer {
+            try find(in: $0, width: binary.width, height: binary.height, minPoints: minPoints, maxPoints: maxPoints, into: &set)
         }
+    }
+
+    /// The same on a packed binary image in memory the caller holds (one of AdaptiveThreshold.binaries).
+    static func find(in binary: UnsafeBufferPointer<UInt8>, width: Int, height: Int, minPoints: Int, maxPoints: Int,
+                     into set: inout ContourSet) throws {
+        precondition(binary.count >= width * height, "a binary image of width x height pixels")
+        var found = cvb_contours()
+        let status = cvb_find_contours(binary.baseAddress, Int32(width), Int32(height), Int32(width),
+                                       Int32(minPoints), Int32(maxPoints), &found)
         guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
         guard found.count > 0 else { return }
         let base = Int32(set.points.count / 2)

@@ -1,3 +1,4 @@
+import CVBridge
 /// Stage 9: sub-pixel corners. A marker's corners are L-corners, where corner detectors made for
 /// chessboard X-corners are biased; instead each outer edge is located to sub-pixel precision at many
 /// points along its length, a line is fitted to each edge, and the corners are where neighbouring lines
@@ -16,7 +17,6 @@ public enum CornerRefiner {
         var points: [Point2] = []
         var strengths: [Double] = []
         var ranked: [Double] = []
-        var profile: [Double] = []
         public init() {}
     }
 
@@ -151,36 +151,17 @@ public enum CornerRefiner {
     static func edgePoints(from a: Point2, to b: Point2, before: Point2, after: Point2, in image: GrayImage, scratch: inout Scratch) {
         scratch.points.removeAll(keepingCapacity: true)
         scratch.strengths.removeAll(keepingCapacity: true)
-        let length = a.distance(to: b)
-        guard length >= 4 else { return }
-        let d = Point2(x: (b.x - a.x) / length, y: (b.y - a.y) / length)
-        // Corners go clockwise in the image, so this normal points into the marker.
-        let n = Point2(x: -d.y, y: d.x)
-        // Stay within the black border (one cell, length / 7) and the quiet zone.
-        let reach = max(2, min(Int(length / 7 * 0.45), 6))
-        let samples = min(max(Int(length / 1.5), 12), 60)
-        scratch.profile.removeAll(keepingCapacity: true)
-        scratch.profile.append(contentsOf: repeatElement(0, count: 2 * reach + 1))
-        for k in 0..<samples {
-            let t = 0.08 + 0.84 * Double(k) / Double(samples - 1)
-            let base = Point2(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t)
-            let clearance = Double(reach) + 1.5
-            guard distance(base, toLineThrough: before, a) > clearance, distance(base, toLineThrough: b, after) > clearance else { continue }
-            let last = 2 * reach
-            for j in 0...last {
-                let s = Double(j - reach)
-                scratch.profile[j] = image.sample(base.x + n.x * s, base.y + n.y * s)
+        // The profiles in the bridge (cvb_edge_profiles: the same arithmetic, vectorised), on the stack.
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 8 + 3 * 60) { memory in
+            let edge = memory.baseAddress!, points = edge + 8, strengths = points + 120
+            (edge[0], edge[1], edge[2], edge[3], edge[4], edge[5], edge[6], edge[7]) = (a.x, a.y, b.x, b.y, before.x, before.y, after.x, after.y)
+            let count = image.pixels.withUnsafeBufferPointer {
+                Int(cvb_edge_profiles($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), edge, points, strengths))
             }
-            let light = (scratch.profile[0] + scratch.profile[1]) / 2
-            let dark = (scratch.profile[last] + scratch.profile[last - 1]) / 2
-            let contrast = light - dark
-            guard contrast > 10 else { continue }
-            var lightArea = 0.0
-            for j in 0...last { lightArea += min(1, max(0, (scratch.profile[j] - dark) / contrast)) }
-            // Sample j covers [j - 0.5, j + 0.5] around offset j - reach.
-            let along = -Double(reach) - 0.5 + lightArea
-            scratch.points.append(Point2(x: base.x + n.x * along, y: base.y + n.y * along))
-            scratch.strengths.append(contrast)
+            for i in 0..<max(count, 0) {
+                scratch.points.append(Point2(x: points[2 * i], y: points[2 * i + 1]))
+                scratch.strengths.append(strengths[i])
+            }
         }
         guard scratch.points.count >= 4 else {
             scratch.points.removeAll(keepingCapacity: true)
@@ -213,7 +194,11 @@ public enum CornerRefiner {
     }
 
     static func distance(_ p: Point2, toLineThrough a: Point2, _ b: Point2) -> Double {
-        let length = a.distance(to: b)
+        distance(p, toLineThrough: a, b, length: a.distance(to: b))
+    }
+
+    /// The same with the line's length `a.distance(to: b)` worked out by the caller.
+    static func distance(_ p: Point2, toLineThrough a: Point2, _ b: Point2, length: Double) -> Double {
         guard length > 0 else { return p.distance(to: a) }
         return abs((b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)) / length
     }

@@ -181,11 +181,3 @@ public struct DetectionJob {
         return directory.appendingPathComponent(name)
     }
 }
-
-extension StageTimings {
-    /// Adds another run's times (a worker's frame) stage by stage.
-    mutating func add(_ other: StageTimings) {
-        for stage in other.stages { add(stage.name, .seconds(stage.seconds)) }
-        for _ in 0..<other.frames { countFrame() }
-    }
-}

@@ -1,14 +1,54 @@
-/// The buffers one marker detector reuses from frame to frame: the gray frame, its reduced copy, the
-/// binary image, the contours, the candidates, the unwarped square and the corner refiner's profiles. A stream of
-/// frames of one size (`track`) allocates them with its first frame only. One workspace per thread.
+/// The buffers one marker detector reuses from frame to frame: the gray frame, its reduced copy, per
+/// threshold window the binary image, contours and candidates, per worker thread the unwarped square and
+/// the corner refiner's profiles, and the reads of the candidates. A stream of frames of one size (`track`)
+/// allocates them with its first frames only. One workspace per detecting thread (the detector's second
+/// core works inside it).
 public final class DetectorWorkspace {
     var gray = GrayImage.empty
     var reduced = GrayImage.empty
-    var binary = GrayImage.empty
-    var contours = Contours.ContourSet()
+    /// The binary image of every threshold window, one after another (AdaptiveThreshold.binaries), and
+    /// their size.
+    var binaries: [UInt8] = []
+    var binaryWidth = 0, binaryHeight = 0
+    /// One per threshold window (the first `passCount` in use): the windows are traced in parallel.
+    var passes: [Pass] = []
+    var passCount = 0
     var quads: [Quad] = []
-    var square = GrayImage.empty
-    var refiner = CornerRefiner.Scratch()
+    /// One per worker thread: candidates are read in parallel.
+    var readers: [Reader] = [Reader(), Reader()]
+    /// Per candidate, in `quads` order: whether it was read yet, and what it read as.
+    var reads: [MarkerDetection?] = []
+    var wasRead: [Bool] = []
+    var wave: [Int] = []
+
+    /// The binary image of the last threshold window (a copy).
+    var binary: GrayImage {
+        let size = binaryWidth * binaryHeight
+        guard size > 0, binaries.count >= size else { return .empty }
+        return GrayImage(width: binaryWidth, height: binaryHeight, pixels: Array(binaries[(binaries.count - size)...]))
+    }
 
     public init() {}
+
+    /// Stages 3-4 of one threshold window.
+    final class Pass {
+        var contours = Contours.ContourSet()
+        var quads: [Quad] = []
+        var error: (any Error)?
+        var contoursTime = Duration.zero, candidatesTime = Duration.zero
+    }
+
+    /// Stages 5-9 on one worker thread.
+    final class Reader {
+        var square = GrayImage.empty
+        var refiner = CornerRefiner.Scratch()
+        var timings: StageTimings?
+        var error: (any Error)?
+    }
+
+    /// `count` passes in use, the buffers of the others kept.
+    func preparePasses(_ count: Int) {
+        while passes.count < count { passes.append(Pass()) }
+        passCount = count
+    }
 }

@@ -59,23 +59,13 @@ public struct MarkerDetector: Sendable {
         let reduce = factor >= 2
         if reduce { try measure("reduce", &timings) { try Self.reduce(image, by: factor, into: &workspace.reduced) } }
         let search = reduce ? workspace.reduced : image
-        let limits = Self.contourLengthLimits(longSide: longSide, factor: reduce ? factor : 1, parameters: p)
-        workspace.contours.removeAll()
-        for window in reduce ? p.reducedThresholdWindows : p.thresholdWindows {
-            try measure("adaptive threshold", &timings) {
-                try AdaptiveThreshold.binary(search, window: window, constant: p.thresholdConstant, into: &workspace.binary)
-            }
-            try measure("contours", &timings) {
-                try Contours.find(in: workspace.binary, minPoints: limits.lowerBound, maxPoints: limits.upperBound, into: &workspace.contours)
-            }
-        }
         // The candidates live in the workspace's array, moved out while this frame uses it.
         var quads = workspace.quads
         workspace.quads = []
         defer { workspace.quads = quads }
-        try measure("candidates", &timings) {
-            try QuadCandidates.quads(from: workspace.contours, imageWidth: search.width, imageHeight: search.height, parameters: p, into: &quads)
-        }
+        try findCandidates(in: search, windows: reduce ? p.reducedThresholdWindows : p.thresholdWindows,
+                           limits: Self.contourLengthLimits(longSide: longSide, factor: reduce ? factor : 1, parameters: p),
+                           workspace: workspace, timings: &timings, into: &quads)
         if reduce {
             // Back to full resolution: pixel edges scale, pixel centres sit half a pixel in.
             let fx = Double(image.width) / Double(search.width), fy = Double(image.height) / Double(search.height)
@@ -83,34 +73,7 @@ public struct MarkerDetector: Sendable {
         }
         let outset = p.contourOutset * (reduce ? Double(factor) : 1)
         if outset != 0 { for i in quads.indices { quads[i] = quads[i].outset(by: outset) } }
-        for quad in quads {
-            guard let first = try read(quad, in: image, workspace: workspace, timings: &timings),
-                  Double(first.borderErrors) <= p.maxBorderErrorRate * 24 else { continue }
-            guard p.refineCorners else {
-                if let marker = decode(first, quad: quad) { markers.append(marker) }
-                continue
-            }
-            // A black border: refine the corners and read the code again from them. The refined read is
-            // the one reported; when both reads are sure they must agree, since a code read from a grid
-            // that is a cell fraction off can be another valid ID.
-            let refined = measure("corner refinement", &timings) { CornerRefiner.refine(quad, in: image, scratch: &workspace.refiner) }
-            guard refined != quad else {
-                // No edge could be fitted (an edge hidden or at the image border): the polygon's corners.
-                if let marker = decode(first, quad: quad) { markers.append(marker) }
-                continue
-            }
-            let early = decode(first, quad: quad)
-            guard let second = try read(refined, in: image, workspace: workspace, timings: &timings),
-                  Double(second.borderErrors) <= p.maxBorderErrorRate * 24 else { continue }
-            if let marker = decode(second, quad: refined) {
-                if let early, early.id != marker.id { continue }
-                markers.append(marker)
-            } else if let early {
-                // Only the first read is sure: keep its code, report the refined corners in its order.
-                let turn = (0..<4).first { early.quad[0] == quad[$0] } ?? 0
-                markers.append(MarkerDetection(id: early.id, quad: Quad(refined[turn], refined[(turn + 1) % 4], refined[(turn + 2) % 4], refined[(turn + 3) % 4])))
-            }
-        }
+        try readCandidates(quads, in: image, workspace: workspace, timings: &timings, into: &markers)
         Self.removeDuplicateIDs(&markers)
         Self.insertionSort(&markers) { $0.id < $1.id }
         timings?.countFrame()
@@ -141,16 +104,175 @@ public struct MarkerDetector: Sendable {
         guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
     }
 
+    /// Stages 2-4: the binary images of all threshold windows in one sweep, then each window's contours
+    /// and candidates, the windows on two cores (each with its own buffers); their candidates pooled in
+    /// window order, then near-duplicates merged: the same candidates as the passes one after another.
+    private func findCandidates(in search: GrayImage, windows: [Int], limits: ClosedRange<Int>, workspace: DetectorWorkspace,
+                                timings: inout StageTimings?, into quads: inout [Quad]) throws {
+        let p = parameters
+        try measure("adaptive threshold", &timings) {
+            try AdaptiveThreshold.binaries(search, windows: windows, constant: p.thresholdConstant, into: &workspace.binaries)
+        }
+        (workspace.binaryWidth, workspace.binaryHeight) = (search.width, search.height)
+        let minPoints = limits.lowerBound, maxPoints = limits.upperBound
+        workspace.preparePasses(windows.count)
+        let passes = workspace.passes
+        workspace.binaries.withUnsafeBufferPointer { binaries in
+            TwoCores.forEach(windows.count, TracePasses(binaries: binaries.baseAddress!, width: search.width, height: search.height,
+                                                        minPoints: minPoints, maxPoints: maxPoints, parameters: p, passes: passes))
+        }
+        quads.removeAll(keepingCapacity: true)
+        for index in 0..<windows.count {
+            let pass = passes[index]
+            if let error = pass.error { throw error }
+            quads.append(contentsOf: pass.quads)
+        }
+        if timings != nil {
+            // Time per stage summed over the windows (on two cores the frame takes less than the sum).
+            for index in 0..<windows.count { timings!.add("contours", passes[index].contoursTime) }
+            for index in 0..<windows.count { timings!.add("candidates", passes[index].candidatesTime) }
+        }
+        measure("candidates", &timings) { QuadCandidates.removeDuplicates(&quads, rate: p.duplicateDistanceRate) }
+    }
+
+    /// Stages 5-9 on the candidates (largest first) on two cores, each worker with its own buffers. A
+    /// candidate inside a marker read from an earlier one is not read (markers do not nest: its inner
+    /// border, a blob of its code). The markers are exactly those of reading the candidates one after
+    /// another: the reads are done in waves, and after each a pass in order takes the reads that count and
+    /// lists the candidates that still need one. The first wave is every candidate not inside an earlier
+    /// one; usually a second is not needed.
+    private func readCandidates(_ quads: [Quad], in image: GrayImage, workspace: DetectorWorkspace,
+                                timings: inout StageTimings?, into markers: inout [MarkerDetection]) throws {
+        let count = quads.count
+        var reads = workspace.reads, wasRead = workspace.wasRead, wave = workspace.wave
+        (workspace.reads, workspace.wasRead, workspace.wave) = ([], [], [])
+        defer { (workspace.reads, workspace.wasRead, workspace.wave) = (reads, wasRead, wave) }
+        reads.removeAll(keepingCapacity: true)
+        reads.append(contentsOf: repeatElement(nil, count: count))
+        wasRead.removeAll(keepingCapacity: true)
+        wasRead.append(contentsOf: repeatElement(false, count: count))
+        wave.removeAll(keepingCapacity: true)
+        for i in 0..<count {
+            let centre = quads[i].center
+            if !quads[0..<i].contains(where: { SceneGeometry.contains($0, centre) }) { wave.append(i) }
+        }
+        let readers = workspace.readers
+        for reader in readers {
+            reader.error = nil
+            reader.timings = timings == nil ? nil : StageTimings()
+        }
+        markers.removeAll(keepingCapacity: true)
+        while !wave.isEmpty {
+            wave.withUnsafeBufferPointer { indices in
+                reads.withUnsafeMutableBufferPointer { reads in
+                    quads.withUnsafeBufferPointer { quads in
+                        TwoCores.forEach(indices.count, ReadWave(detector: self, image: image, quads: quads.baseAddress!,
+                                                                 indices: indices.baseAddress!, reads: reads.baseAddress!, readers: readers))
+                    }
+                }
+            }
+            for reader in readers { if let error = reader.error { throw error } }
+            for i in wave { wasRead[i] = true }
+            markers.removeAll(keepingCapacity: true)
+            wave.removeAll(keepingCapacity: true)
+            for i in 0..<count {
+                let centre = quads[i].center
+                if markers.contains(where: { SceneGeometry.contains($0.quad, centre) }) { continue }
+                if !wasRead[i] {
+                    wave.append(i)
+                } else if let marker = reads[i] {
+                    markers.append(marker)
+                }
+            }
+        }
+        if timings != nil { for reader in readers { timings!.add(reader.timings!) } }
+    }
+
+    /// Stages 3-4 of one threshold window, into its pass's buffers.
+    private struct TracePasses: TwoCoresJob {
+        let binaries: UnsafePointer<UInt8>
+        let width: Int, height: Int, minPoints: Int, maxPoints: Int
+        let parameters: DetectorParameters
+        let passes: [DetectorWorkspace.Pass]
+
+        func run(_ index: Int, worker: Int) {
+            let pass = passes[index]
+            pass.error = nil
+            let clock = ContinuousClock()
+            do {
+                let start = clock.now
+                pass.contours.removeAll()
+                let size = width * height
+                try Contours.find(in: UnsafeBufferPointer(start: binaries + index * size, count: size), width: width, height: height,
+                                  minPoints: minPoints, maxPoints: maxPoints, into: &pass.contours)
+                let traced = clock.now
+                pass.quads.removeAll(keepingCapacity: true)
+                try QuadCandidates.appendQuads(from: pass.contours, imageWidth: width, imageHeight: height, parameters: parameters, to: &pass.quads)
+                (pass.contoursTime, pass.candidatesTime) = (traced - start, clock.now - traced)
+            } catch {
+                pass.error = error
+            }
+        }
+    }
+
+    /// Stages 5-9 on the candidates of a wave, each worker with its own buffers.
+    private struct ReadWave: TwoCoresJob {
+        let detector: MarkerDetector
+        let image: GrayImage
+        let quads: UnsafePointer<Quad>
+        let indices: UnsafePointer<Int>
+        let reads: UnsafeMutablePointer<MarkerDetection?>
+        let readers: [DetectorWorkspace.Reader]
+
+        func run(_ k: Int, worker: Int) {
+            let reader = readers[worker]
+            guard reader.error == nil else { return }
+            do {
+                reads[indices[k]] = try detector.read(candidate: quads[indices[k]], in: image, reader: reader)
+            } catch {
+                reader.error = error
+            }
+        }
+    }
+
     typealias Reading = CellSampler.Grid
 
-    /// Stages 5 to 7 on one candidate: nil when its middle is flat.
-    private func read(_ quad: Quad, in image: GrayImage, workspace: DetectorWorkspace, timings: inout StageTimings?) throws -> Reading? {
+    /// Stages 5 to 9 on one candidate: the marker it reads as, or nil.
+    fileprivate func read(candidate quad: Quad, in image: GrayImage, reader: DetectorWorkspace.Reader) throws -> MarkerDetection? {
         let p = parameters
-        try measure("unwarp", &timings) { try Unwarp.square(quad, from: image, pixelsPerCell: p.pixelsPerCell, into: &workspace.square) }
-        let split = measure("otsu", &timings) { Otsu.split(workspace.square, border: p.pixelsPerCell) }
+        guard let first = try read(quad, in: image, reader: reader),
+              Double(first.borderErrors) <= p.maxBorderErrorRate * 24 else { return nil }
+        guard p.refineCorners else { return decode(first, quad: quad) }
+        // A black border: refine the corners and read the code again from them. The refined read is
+        // the one reported; when both reads are sure they must agree, since a code read from a grid
+        // that is a cell fraction off can be another valid ID.
+        let refined = measure("corner refinement", &reader.timings) { CornerRefiner.refine(quad, in: image, scratch: &reader.refiner) }
+        guard refined != quad else {
+            // No edge could be fitted (an edge hidden or at the image border): the polygon's corners.
+            return decode(first, quad: quad)
+        }
+        let early = decode(first, quad: quad)
+        guard let second = try read(refined, in: image, reader: reader),
+              Double(second.borderErrors) <= p.maxBorderErrorRate * 24 else { return nil }
+        if let marker = decode(second, quad: refined) {
+            if let early, early.id != marker.id { return nil }
+            return marker
+        } else if let early {
+            // Only the first read is sure: keep its code, report the refined corners in its order.
+            let turn = (0..<4).first { early.quad[0] == quad[$0] } ?? 0
+            return MarkerDetection(id: early.id, quad: Quad(refined[turn], refined[(turn + 1) % 4], refined[(turn + 2) % 4], refined[(turn + 3) % 4]))
+        }
+        return nil
+    }
+
+    /// Stages 5 to 7 on one quadrilateral: nil when its middle is flat.
+    private func read(_ quad: Quad, in image: GrayImage, reader: DetectorWorkspace.Reader) throws -> Reading? {
+        let p = parameters
+        try measure("unwarp", &reader.timings) { try Unwarp.square(quad, from: image, pixelsPerCell: p.pixelsPerCell, into: &reader.square) }
+        let split = measure("otsu", &reader.timings) { Otsu.split(reader.square, border: p.pixelsPerCell) }
         guard split.contrast >= p.minContrast else { return nil }
-        return measure("cell sampling", &timings) {
-            CellSampler.grid(of: workspace.square, threshold: split.threshold, pixelsPerCell: p.pixelsPerCell, marginRate: p.cellMarginRate)
+        return measure("cell sampling", &reader.timings) {
+            CellSampler.grid(of: reader.square, threshold: split.threshold, pixelsPerCell: p.pixelsPerCell, marginRate: p.cellMarginRate)
         }
     }
 

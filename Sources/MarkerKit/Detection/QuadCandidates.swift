@@ -96,6 +96,14 @@ public enum QuadCandidates {
     public static func quads(from contours: Contours.ContourSet, imageWidth: Int, imageHeight: Int,
                              parameters: DetectorParameters, into quads: inout [Quad]) throws {
         quads.removeAll(keepingCapacity: true)
+        try appendQuads(from: contours, imageWidth: imageWidth, imageHeight: imageHeight, parameters: parameters, to: &quads)
+        removeDuplicates(&quads, rate: parameters.duplicateDistanceRate)
+    }
+
+    /// The convex 4-gons of `contours` appended to `quads`, in contour order, duplicates not yet merged:
+    /// one threshold pass's share (the passes run in parallel, then their candidates are merged).
+    static func appendQuads(from contours: Contours.ContourSet, imageWidth: Int, imageHeight: Int,
+                            parameters: DetectorParameters, to quads: inout [Quad]) throws {
         // The polygon's vertices on the stack.
         try withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { vertices in
             for index in 0..<contours.count {
@@ -128,7 +136,6 @@ public enum QuadCandidates {
                 quads.append(Quad(corners[0], corners[1], corners[2], corners[3]))
             }
         }
-        removeDuplicates(&quads, rate: parameters.duplicateDistanceRate)
     }
 
     /// z of (b - a) x (c - a).

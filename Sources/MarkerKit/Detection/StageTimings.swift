@@ -1,4 +1,6 @@
-/// Time spent in each detector stage, summed over the frames measured, in stage order.
+/// Time spent in each detector stage, summed over the frames measured, in stage order. Stages whose work
+/// runs on two cores (the threshold windows' contours and candidates, the candidates' reads) add up the
+/// time of both threads, so on two cores the total is more than the frames took.
 public struct StageTimings: Sendable {
     public private(set) var stages: [(name: String, seconds: Double)] = []
     public private(set) var frames = 0
@@ -12,6 +14,18 @@ public struct StageTimings: Sendable {
         } else {
             stages.append((name, seconds))
         }
+    }
+
+    /// Adds another's stage times (a worker thread's, or a worker's frames), stage by stage, and its frames.
+    mutating func add(_ other: StageTimings) {
+        for stage in other.stages {
+            if let i = stages.firstIndex(where: { $0.name == stage.name }) {
+                stages[i].seconds += stage.seconds
+            } else {
+                stages.append(stage)
+            }
+        }
+        frames += other.frames
     }
 
     mutating func countFrame() { frames += 1 }
