@@ -17,6 +17,8 @@ public enum CornerRefiner {
         var points: [Point2] = []
         var strengths: [Double] = []
         var ranked: [Double] = []
+        /// The edge and the profiles' points and contrasts, as cvb_edge_profiles reads and writes them.
+        var bridge: [Double] = []
         public init() {}
     }
 
@@ -151,17 +153,19 @@ public enum CornerRefiner {
     static func edgePoints(from a: Point2, to b: Point2, before: Point2, after: Point2, in image: GrayImage, scratch: inout Scratch) {
         scratch.points.removeAll(keepingCapacity: true)
         scratch.strengths.removeAll(keepingCapacity: true)
-        // The profiles in the bridge (cvb_edge_profiles: the same arithmetic, vectorised), on the stack.
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 8 + 3 * 60) { memory in
+        // The profiles in the bridge (cvb_edge_profiles: the same arithmetic, vectorised), into memory the
+        // scratch keeps (188 doubles: more than withUnsafeTemporaryAllocation puts on the stack).
+        if scratch.bridge.count < 8 + 3 * 60 { scratch.bridge = [Double](repeating: 0, count: 8 + 3 * 60) }
+        let count = scratch.bridge.withUnsafeMutableBufferPointer { memory in
             let edge = memory.baseAddress!, points = edge + 8, strengths = points + 120
             (edge[0], edge[1], edge[2], edge[3], edge[4], edge[5], edge[6], edge[7]) = (a.x, a.y, b.x, b.y, before.x, before.y, after.x, after.y)
-            let count = image.pixels.withUnsafeBufferPointer {
+            return image.pixels.withUnsafeBufferPointer {
                 Int(cvb_edge_profiles($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), edge, points, strengths))
             }
-            for i in 0..<max(count, 0) {
-                scratch.points.append(Point2(x: points[2 * i], y: points[2 * i + 1]))
-                scratch.strengths.append(strengths[i])
-            }
+        }
+        for i in 0..<max(count, 0) {
+            scratch.points.append(Point2(x: scratch.bridge[8 + 2 * i], y: scratch.bridge[9 + 2 * i]))
+            scratch.strengths.append(scratch.bridge[128 + i])
         }
         guard scratch.points.count >= 4 else {
             scratch.points.removeAll(keepingCapacity: true)
