@@ -346,7 +346,7 @@ import Testing
         let result = DetectionReport.FrameResult(source: "phone.jpg", index: 0, width: 480, height: 640, markers: [],
                                                  orientation: ImageOrientation(exif: 6, applied: true))
         let line = String(decoding: try result.jsonLine(), as: UTF8.self)
-        #expect(line == "{\"height\":640,\"index\":0,\"markers\":[],\"orientation\":{\"applied\":true,\"exif\":6},\"source\":\"phone.jpg\",\"width\":480}\n")
+        #expect(line == "{\"dictionary\":\"DICT_ARUCO_ORIGINAL\",\"height\":640,\"index\":0,\"markers\":[],\"orientation\":{\"applied\":true,\"exif\":6},\"source\":\"phone.jpg\",\"width\":480}\n")
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         #expect(String(decoding: try encoder.encode(result), as: UTF8.self) + "\n" == line)
