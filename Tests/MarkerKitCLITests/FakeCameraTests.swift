@@ -55,7 +55,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let photo = try Self.grayPhoto(in: dir), calibration = Self.single.appendingPathComponent("intrinsics.yml").path
         let track = try CLI.run(["track", "--device", Self.device, "--calibration", calibration, "--marker-size", "5cm", "--jsonl", "track.jsonl"],
-                                in: dir, environment: try Self.environment(image: photo, format: format, frames: 12))
+                                in: dir, environment: try Self.environment(image: photo, format: format, frames: 40))
         #expect(track.status == 0, "\(track.stderr)")
         #expect(track.stdout.contains("(stopped by Ctrl-C)") && track.stdout.contains("IDs 101 601 701 801 901 1001"), "\(track.stdout)")
         let detect = try CLI.run(["detect", photo.path, "--calibration", calibration, "--marker-size", "5cm", "--jsonl"], in: dir)
@@ -65,7 +65,7 @@ import Testing
         #expect(expected.markers.count == 6)
         let lines = try String(contentsOf: dir.appendingPathComponent("track.jsonl"), encoding: .utf8).split(separator: "\n")
         // A slow build (a sanitizer's, a busy machine) drops frames rather than lag: the newest is taken.
-        #expect(lines.count >= 3 && track.stdout.hasPrefix("\(lines.count) frames"), "\(lines.count) frames of the 12 sent: \(track.stdout)")
+        #expect(lines.count >= 3 && track.stdout.hasPrefix("\(lines.count) frames"), "\(lines.count) frames of the 40 sent: \(track.stdout)")
         var last = -1
         for line in lines {
             let frame = try decoder.decode(DetectionReport.FrameResult.self, from: Data(line.utf8))
@@ -84,13 +84,13 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let photo = try Self.grayPhoto(in: dir), calibration = Self.single.appendingPathComponent("intrinsics.yml").path
         let track = try CLI.run(["track", "--device", Self.device, "--calibration", calibration, "--marker-size", "5cm", "--jsonl", "track.jsonl"],
-                                in: dir, environment: try Self.environment(image: photo, format: "MJPG", frames: 6))
+                                in: dir, environment: try Self.environment(image: photo, format: "MJPG", frames: 20))
         #expect(track.status == 0, "run \(run): \(track.stderr)")
         let detect = try CLI.run(["detect", photo.path, "--jsonl"], in: dir)
         let decoder = JSONDecoder()
         let lossless = try decoder.decode(DetectionReport.FrameResult.self, from: Data(detect.stdout.utf8)).markers
         let lines = try String(contentsOf: dir.appendingPathComponent("track.jsonl"), encoding: .utf8).split(separator: "\n")
-        #expect(lines.count >= 2, "\(lines.count) frames of the 6 sent")
+        #expect(lines.count >= 2, "\(lines.count) frames of the 20 sent")
         for line in lines {
             let markers = try decoder.decode(DetectionReport.FrameResult.self, from: Data(line.utf8)).markers
             #expect(markers.map(\.id) == lossless.map(\.id))
