@@ -10,22 +10,17 @@
 // above it: round(S / N) >= g + delta, which for an odd N is S >= N (g + delta) - (N - 1) / 2 exactly
 // (S / N is never halfway between two levels), so the test is in integers.
 //
-// Built twice, for AVX2 and for any x86-64, and picked when the library loads (the same integers either
-// way; the AVX2 build is about twice as fast).
+// Built twice, for AVX2 and for any x86-64, picked at run time (multiversion.hpp: the same integers
+// either way; the AVX2 build is about twice as fast).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
 #include <emmintrin.h>
 #include "bridge_error.hpp"
+#include "multiversion.hpp"
 
 namespace {
-#if defined(__x86_64__) && defined(__clang__)
-#define CVB_MULTIVERSION __attribute__((target_clones("avx2", "default")))
-#else
-#define CVB_MULTIVERSION
-#endif
-
 struct ThresholdWork {
     std::vector<uint32_t> ring; // integral rows, each width + 2 * rmax + 1 wide
     std::vector<uint8_t> padded;
@@ -33,8 +28,8 @@ struct ThresholdWork {
 
 // Row j of the running integral from `prev` (row j - 1): prev plus the prefix sums of padded row j - 1.
 // Sums wrap modulo 2^32; a box sum (a difference of four) is below 2^31 for any window allowed.
-CVB_MULTIVERSION
-void integral_row(const uint8_t *padded, int32_t count, const uint32_t *prev, uint32_t *row) {
+CVB_TWICE(void, integral_row, (const uint8_t *padded, int32_t count, const uint32_t *prev, uint32_t *row),
+          (padded, count, prev, row)) {
     row[0] = 0;
     int32_t x = 0;
     const __m128i zero = _mm_setzero_si128();
@@ -62,9 +57,10 @@ void integral_row(const uint8_t *padded, int32_t count, const uint32_t *prev, ui
 
 // One window's row: dark (255) where S >= N g + C. `top` and `bottom` point at the integral rows above
 // and below the window, at the column of the window's left edge for x = 0.
-CVB_MULTIVERSION
-void compare_row(const uint32_t *top, const uint32_t *bottom, int32_t side, const uint8_t *line, int32_t width,
-                 int32_t n, int32_t c, uint8_t *out) {
+CVB_TWICE(void, compare_row,
+          (const uint32_t *top, const uint32_t *bottom, int32_t side, const uint8_t *line, int32_t width, int32_t n,
+           int32_t c, uint8_t *out),
+          (top, bottom, side, line, width, n, c, out)) {
     const uint32_t *t0 = top, *t1 = top + side, *b0 = bottom, *b1 = bottom + side;
     for (int32_t x = 0; x < width; ++x) {
         const int32_t s = int32_t(b1[x] - b0[x] - t1[x] + t0[x]);

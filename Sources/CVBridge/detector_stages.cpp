@@ -8,6 +8,7 @@
 #include <opencv2/imgproc/imgproc_c.h>
 #include "bridge_error.hpp"
 #include "homography.hpp"
+#include "multiversion.hpp"
 
 extern "C" int32_t cvb_adaptive_threshold_opencv(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                                  int32_t window, double constant, uint8_t *binary) {
@@ -101,12 +102,11 @@ constexpr int kMaxRow = 512;
 // out first in a loop the compiler vectorises (the two divisions per pixel are most of the stage's
 // time). Positions are rounded to 1/32 pixel, as OpenCV's bilinear tables have them; the weights are
 // then whole multiples of 1/1024 and the rounded sum is exact. Built for AVX2 and for any x86-64, picked
-// when the library loads (the same arithmetic: about 2.5 times as fast with AVX2).
-#if defined(__x86_64__) && defined(__clang__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void warp_row_inside(const uint8_t *__restrict gray, int32_t stride, const SquareToQuad &m, double scale, double v,
-                     int32_t size, uint8_t *__restrict out) {
+// at run time (multiversion.hpp: the same arithmetic, about 2.5 times as fast with AVX2).
+CVB_TWICE(void, warp_row_inside,
+          (const uint8_t *__restrict gray, int32_t stride, const SquareToQuad &m, double scale, double v, int32_t size,
+           uint8_t *__restrict out),
+          (gray, stride, m, scale, v, size, out)) {
     int offsets[kMaxRow], fxs[kMaxRow], fys[kMaxRow];
     for (int col = 0; col < size; ++col) {
         const double u = col * scale;

@@ -1,20 +1,15 @@
 // The corner refiner's edge profiles (CornerRefiner.edgePoints): where a marker's outer edge crosses
-// each of up to 60 short profiles along one side, to sub-pixel precision. The arithmetic is the Swift
+// each of up to 60 short profiles along one side, to sub-pixel precision, the weak ones dropped. The arithmetic is the Swift
 // original's, operation for operation in double precision (no fused multiply-adds), so the points are
 // the same to the bit (tested against it); here the compiler vectorises the profiles' samples and
-// divisions, and this is built for AVX2 and for any x86-64, picked when the library loads. It was the
+// divisions, and this is built for AVX2 and for any x86-64, picked at run time (multiversion.hpp). It was the
 // largest stage per candidate after the unwarp was made fast.
 #include <algorithm>
 #include <cmath>
 #include "cvbridge.h"
+#include "multiversion.hpp"
 
 namespace {
-#if defined(__x86_64__) && defined(__clang__)
-#define CVB_MULTIVERSION __attribute__((target_clones("avx2", "default")))
-#else
-#define CVB_MULTIVERSION
-#endif
-
 #pragma clang fp contract(off)
 
 inline double distance(double ax, double ay, double bx, double by) {
@@ -27,9 +22,10 @@ inline double distance_to_line(double px, double py, double ax, double ay, doubl
     return std::fabs((bx - ax) * (py - ay) - (by - ay) * (px - ax)) / length;
 }
 
-CVB_MULTIVERSION
-int32_t profiles(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, const double *e, double *points,
-                 double *strengths) {
+CVB_TWICE(int32_t, profiles,
+          (const uint8_t *gray, int32_t width, int32_t height, int32_t stride, const double *e, double *points,
+           double *strengths),
+          (gray, width, height, stride, e, points, strengths)) {
     const double ax = e[0], ay = e[1], bx = e[2], by = e[3], cx = e[4], cy = e[5], dx_ = e[6], dy_ = e[7];
     const double length = distance(ax, ay, bx, by);
     if (!(length >= 4)) return 0;
@@ -78,6 +74,25 @@ int32_t profiles(const uint8_t *gray, int32_t width, int32_t height, int32_t str
     }
     return count;
 }
+
+// Too few points to fit a line: none. Else weak edge points (glare, occlusion) are dropped: contrast
+// below half the upper median (the value a sort would put at count / 2).
+int32_t keep_strong(int32_t count, double *points, double *strengths) {
+    if (count < 4) return 0;
+    double ranked[60];
+    std::copy(strengths, strengths + count, ranked);
+    std::nth_element(ranked, ranked + count / 2, ranked + count);
+    const double median = ranked[count / 2];
+    int32_t kept = 0;
+    for (int32_t i = 0; i < count; ++i) {
+        if (!(strengths[i] >= 0.5 * median)) continue;
+        points[2 * kept] = points[2 * i];
+        points[2 * kept + 1] = points[2 * i + 1];
+        strengths[kept] = strengths[i];
+        ++kept;
+    }
+    return kept;
+}
 } // namespace
 
 extern "C" int32_t cvb_edge_profiles(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
@@ -87,5 +102,5 @@ extern "C" int32_t cvb_edge_profiles(const uint8_t *gray, int32_t width, int32_t
         return CVB_ERR_ARGUMENT;
     for (int i = 0; i < 8; ++i)
         if (!std::isfinite(edge[i])) return 0;
-    return profiles(gray, width, height, stride, edge, points, strengths);
+    return keep_strong(profiles(gray, width, height, stride, edge, points, strengths), points, strengths);
 }

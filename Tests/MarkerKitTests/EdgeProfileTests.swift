@@ -3,12 +3,12 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// The corner refiner's edge profiles moved into the bridge (cvb_edge_profiles, vectorised) against the
-/// Swift code they replace, kept here as the reference: the same points and contrasts to the bit, on the
-/// edges of rendered markers from rough and refined corners, and on random edges of noise that run
-/// near and past the image's border.
+/// The corner refiner's edge profiles and their filter moved into the bridge (cvb_edge_profiles,
+/// vectorised) against the Swift code they replace, kept here as the reference: the same points and
+/// contrasts to the bit, on the edges of rendered markers from rough and refined corners, and on random
+/// edges of noise that run near and past the image's border.
 @Suite struct EdgeProfileTests {
-    /// CornerRefiner.edgePoints's profiles before their filter, as they were written in Swift.
+    /// CornerRefiner.edgePoints's profiles and their filter, as they were written in Swift.
     static func reference(from a: Point2, to b: Point2, before: Point2, after: Point2, in image: GrayImage) -> (points: [Point2], strengths: [Double]) {
         var points: [Point2] = [], strengths: [Double] = []
         let length = a.distance(to: b)
@@ -39,7 +39,11 @@ import Testing
             points.append(Point2(x: base.x + n.x * along, y: base.y + n.y * along))
             strengths.append(contrast)
         }
-        return (points, strengths)
+        guard points.count >= 4 else { return ([], []) }
+        // Weak edge points are dropped: below half the upper median contrast.
+        let median = strengths.sorted()[strengths.count / 2]
+        let kept = strengths.indices.filter { strengths[$0] >= 0.5 * median }
+        return (kept.map { points[$0] }, kept.map { strengths[$0] })
     }
 
     static func bridge(from a: Point2, to b: Point2, before: Point2, after: Point2, in image: GrayImage) -> (points: [Point2], strengths: [Double]) {

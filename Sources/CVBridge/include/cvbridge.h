@@ -244,9 +244,11 @@ int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, 
 int32_t cvb_find_contours_opencv(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
                                  int32_t min_points, int32_t max_points, cvb_contours *out);
 
-/* The corner refiner's edge profiles on the side from a to b of a quadrilateral (CornerRefiner.edgePoints
- * before its filter): `edge` holds a, b and the corners before a and after b (x y each); writes up to 60
- * points (x y) where the edge crosses a profile, and each profile's contrast, and returns how many. */
+/* The corner refiner's edge points on the side from a to b of a quadrilateral (CornerRefiner.edgePoints):
+ * `edge` holds a, b and the corners before a and after b (x y each); writes up to 60 points (x y) where
+ * the edge crosses a profile, and each profile's contrast, and returns how many: none when fewer than 4
+ * profiles cross it, else those with at least half the median contrast. `points` and `strengths` hold
+ * 120 and 60 values. */
 int32_t cvb_edge_profiles(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                           const double *edge, double *points, double *strengths);
 

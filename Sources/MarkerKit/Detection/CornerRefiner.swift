@@ -16,7 +16,6 @@ public enum CornerRefiner {
     public struct Scratch {
         var points: [Point2] = []
         var strengths: [Double] = []
-        var ranked: [Double] = []
         /// The edge and the profiles' points and contrasts, as cvb_edge_profiles reads and writes them.
         var bridge: [Double] = []
         public init() {}
@@ -149,12 +148,14 @@ public enum CornerRefiner {
     /// the profile's outer end to the edge. For an edge blurred or antialiased by area coverage this is
     /// exact where the peak of a gradient is biased towards pixel centres.
     /// Profiles that would reach across a neighbouring edge (at an acute corner of a steep marker) are
-    /// left out: `before` and `after` are the corners beyond `a` and `b`.
+    /// left out: `before` and `after` are the corners beyond `a` and `b`. Weak points (glare, occlusion:
+    /// less than half the median contrast) are dropped before fitting.
     static func edgePoints(from a: Point2, to b: Point2, before: Point2, after: Point2, in image: GrayImage, scratch: inout Scratch) {
         scratch.points.removeAll(keepingCapacity: true)
         scratch.strengths.removeAll(keepingCapacity: true)
-        // The profiles in the bridge (cvb_edge_profiles: the same arithmetic, vectorised), into memory the
-        // scratch keeps (188 doubles: more than withUnsafeTemporaryAllocation puts on the stack).
+        // The profiles and the filter of weak ones in the bridge (cvb_edge_profiles: the same arithmetic,
+        // vectorised), into memory the scratch keeps (188 doubles: more than withUnsafeTemporaryAllocation
+        // puts on the stack).
         if scratch.bridge.count < 8 + 3 * 60 { scratch.bridge = [Double](repeating: 0, count: 8 + 3 * 60) }
         let count = scratch.bridge.withUnsafeMutableBufferPointer { memory in
             let edge = memory.baseAddress!, points = edge + 8, strengths = points + 120
@@ -167,34 +168,6 @@ public enum CornerRefiner {
             scratch.points.append(Point2(x: scratch.bridge[8 + 2 * i], y: scratch.bridge[9 + 2 * i]))
             scratch.strengths.append(scratch.bridge[128 + i])
         }
-        guard scratch.points.count >= 4 else {
-            scratch.points.removeAll(keepingCapacity: true)
-            return
-        }
-        // Weak edge points (glare, occlusion) are dropped before fitting.
-        let median = medianStrength(&scratch)
-        var kept = 0
-        for i in 0..<scratch.points.count where scratch.strengths[i] >= 0.5 * median {
-            scratch.points[kept] = scratch.points[i]
-            kept += 1
-        }
-        scratch.points.removeLast(scratch.points.count - kept)
-    }
-
-    /// The upper median of the strengths (insertion sort of a copy: at most 60 values, no allocation).
-    static func medianStrength(_ scratch: inout Scratch) -> Double {
-        scratch.ranked.removeAll(keepingCapacity: true)
-        scratch.ranked.append(contentsOf: scratch.strengths)
-        for i in 1..<scratch.ranked.count {
-            let value = scratch.ranked[i]
-            var j = i - 1
-            while j >= 0, scratch.ranked[j] > value {
-                scratch.ranked[j + 1] = scratch.ranked[j]
-                j -= 1
-            }
-            scratch.ranked[j + 1] = value
-        }
-        return scratch.ranked[scratch.ranked.count / 2]
     }
 
     static func distance(_ p: Point2, toLineThrough a: Point2, _ b: Point2) -> Double {
