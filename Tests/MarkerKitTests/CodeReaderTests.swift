@@ -41,4 +41,21 @@ import Testing
         #expect(CodeReader.read(grid: grid(a, unsure: differing), quad: quad, dictionary: d, parameters: DetectorParameters()) == nil)
         #expect(CodeReader.read(grid: grid(d.bits(for: 213), unsure: [0, 6, 12]), quad: quad, dictionary: d, parameters: DetectorParameters()) == nil)
     }
+
+    /// DICT_5X5_100's codes differ in at least 7 cells, so a read may leave 4 cells unknown besides the one
+    /// it corrects (4 + 2 x 1 < 7): a marker bent around a bottle, its cells off the straight grid, reads.
+    /// A fifth unsure cell is refused; DICT_ARUCO_ORIGINAL keeps 2.
+    @Test func fiveByFiveAllowsAsManyUnsureCellsAsItsDistanceCovers() {
+        let d = MarkerDictionary.dict5x5_100
+        #expect(d.erasableCells == 4)
+        let bits = d.bits(for: 72)
+        #expect(CodeReader.read(grid: grid(bits, unsure: [1, 7, 13, 19]), quad: quad, dictionary: d, parameters: DetectorParameters())?.id == 72)
+        #expect(CodeReader.read(grid: grid(bits, unsure: [1, 7, 13, 19, 24]), quad: quad, dictionary: d, parameters: DetectorParameters()) == nil)
+        // With one wrong cell besides (OpenCV's correction) it still reads.
+        let oneWrong = MarkerBits(raw: bits.raw ^ (1 << 3))
+        #expect(CodeReader.read(grid: grid(oneWrong, unsure: [1, 7, 13, 19]), quad: quad, dictionary: d, parameters: DetectorParameters())?.id == 72)
+        #expect(MarkerDictionary.arucoOriginal.erasableCells == 0)
+        #expect(MarkerDictionary.dict5x5_50.erasableCells == 5 && MarkerDictionary.dict5x5_250.erasableCells == 3
+                && MarkerDictionary.dict5x5_1000.erasableCells == 2)
+    }
 }

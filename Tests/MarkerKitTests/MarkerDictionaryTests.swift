@@ -139,4 +139,17 @@ import Testing
             #expect(d.ambiguousIDs.isEmpty, "\(d): \(d.ambiguities.prefix(3))")
         }
     }
+
+    /// The stated minimum code distance is the codes' own: over every pair of IDs in every turn, and every
+    /// ID against itself turned.
+    @Test(arguments: MarkerDictionary.Name.allCases)
+    func minimumCodeDistanceIsComputedFromTheCodes(name: MarkerDictionary.Name) {
+        let d = MarkerDictionary.named(name)
+        var best = [0, 90, 180, 270].map { d.minimumDistance(degrees: $0) }.min()!
+        for id in 0..<d.count {
+            let bits = d.bits(for: id)
+            for turn in 1...3 { best = min(best, (bits.rotatedClockwise(turn).raw ^ bits.raw).nonzeroBitCount) }
+        }
+        #expect(d.minimumCodeDistance == best)
+    }
 }

@@ -8,7 +8,8 @@ public enum CodeReader {
     }
 
     /// The same from the sampled grid, with its unsure cells: a data cell read less surely than
-    /// `minCellConfidence` is unknown (an erasure). Up to `maxUnsureCells` of them are allowed, and only when
+    /// `minCellConfidence` is unknown (an erasure). Up to `maxUnsureCells` of them are allowed, or as many
+    /// as the dictionary's codes are far enough apart for (`MarkerDictionary.erasableCells`), and only when
     /// no other value of them reads as another marker or turn: the read must not depend on a coin toss.
     public static func read(grid: CellSampler.Grid, quad: Quad, dictionary: MarkerDictionary,
                             parameters: DetectorParameters) -> MarkerDetection? {
@@ -21,7 +22,7 @@ public enum CodeReader {
             }
         }
         let count = unsure.nonzeroBitCount
-        guard count <= parameters.maxUnsureCells else { return nil }
+        guard count <= max(parameters.maxUnsureCells, dictionary.erasableCells) else { return nil }
         let data = grid.data
         guard let decoded = dictionary.decode(data) else { return nil }
         if count > 0 {

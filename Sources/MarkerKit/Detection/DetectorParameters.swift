@@ -13,6 +13,11 @@ public struct DetectorParameters: Sendable, Equatable {
     public var maxSearchFactor: Int = 2
     /// The threshold windows on a reduced frame (one pass: the reduction already evens out sizes).
     public var reducedThresholdWindows: [Int] = [7]
+    /// On a frame searched at reduced size, dark blobs of the search up to this many full-size pixels
+    /// across where no marker was read are searched again at full resolution (`LocalSearch`): markers of
+    /// 15-25 px on 2-3 K phone photos, whose half-size outline is not a clean 4-gon, and small markers
+    /// bent around a bottle. 0: never.
+    public var localSearchMaxSide: Double = 128
     /// Subtracted from the local mean: a pixel is dark when below mean - constant. OpenCV: 7.
     public var thresholdConstant: Double = 7
     /// Smallest and largest marker perimeter, relative to the image's larger side. OpenCV: 0.03 and 4.
@@ -54,7 +59,9 @@ public struct DetectorParameters: Sendable, Equatable {
     /// (measured: steep, blurred markers at 70-75 degrees read as other IDs by OpenCV and by 0).
     public var minCellConfidence: Double = 0.5
     /// Data cells read less surely than `minCellConfidence` that a read may have, when no value of them
-    /// gives another marker (see `CodeReader`). 0: every cell must be sure.
+    /// gives another marker (see `CodeReader`). Dictionaries whose codes are farther apart allow more
+    /// (`MarkerDictionary.erasableCells`: 4 for DICT_5X5_100, whose codes differ in at least 7 cells),
+    /// which reads markers bent around a bottle, whose cells drift off the straight grid.
     public var maxUnsureCells: Int = 2
 
     public init() {}

@@ -14,6 +14,14 @@ public final class DetectorWorkspace {
     var passes: [Pass] = []
     var passCount = 0
     var quads: [Quad] = []
+    /// The local search's seeds (search pixels), regions (full size), the crop's pixels and candidates,
+    /// and the candidates and markers it found.
+    var seeds: [LocalSearch.Box] = []
+    var regions: [LocalSearch.Box] = []
+    var cropPixels: [UInt8] = []
+    var cropQuads: [Quad] = []
+    var localQuads: [Quad] = []
+    var localMarkers: [MarkerDetection] = []
     /// One per worker thread: candidates are read in parallel.
     var readers: [Reader] = [Reader(), Reader()]
     /// Per candidate, in `quads` order: whether it was read yet, and what it read as.
@@ -34,6 +42,8 @@ public final class DetectorWorkspace {
     final class Pass {
         var contours = Contours.ContourSet()
         var quads: [Quad] = []
+        /// Bounding boxes of the contours that may be markers too small to trace at reduced size.
+        var seeds: [LocalSearch.Box] = []
         var error: (any Error)?
         var contoursTime = Duration.zero, candidatesTime = Duration.zero
     }

@@ -63,9 +63,10 @@ public struct MarkerDetector: Sendable {
         var quads = workspace.quads
         workspace.quads = []
         defer { workspace.quads = quads }
-        try findCandidates(in: search, windows: reduce ? p.reducedThresholdWindows : p.thresholdWindows,
-                           limits: Self.contourLengthLimits(longSide: longSide, factor: reduce ? factor : 1, parameters: p),
-                           workspace: workspace, timings: &timings, into: &quads)
+        let limits = Self.contourLengthLimits(longSide: longSide, factor: reduce ? factor : 1, parameters: p)
+        let seedLengths = reduce ? LocalSearch.seedLengths(candidateLimits: limits, factor: factor, maxSide: p.localSearchMaxSide) : nil
+        try findCandidates(in: search, windows: reduce ? p.reducedThresholdWindows : p.thresholdWindows, limits: limits,
+                           seedLengths: seedLengths, workspace: workspace, timings: &timings, into: &quads)
         if reduce {
             // Back to full resolution: pixel edges scale, pixel centres sit half a pixel in.
             let fx = Double(image.width) / Double(search.width), fy = Double(image.height) / Double(search.height)
@@ -74,6 +75,7 @@ public struct MarkerDetector: Sendable {
         let outset = p.contourOutset * (reduce ? Double(factor) : 1)
         if outset != 0 { for i in quads.indices { quads[i] = quads[i].outset(by: outset) } }
         try readCandidates(quads, in: image, workspace: workspace, timings: &timings, into: &markers)
+        if seedLengths != nil { try searchLocally(in: image, factor: factor, workspace: workspace, timings: &timings, markers: &markers) }
         Self.removeDuplicateIDs(&markers)
         Self.insertionSort(&markers) { $0.id < $1.id }
         timings?.countFrame()
@@ -107,8 +109,10 @@ public struct MarkerDetector: Sendable {
     /// Stages 2-4: the binary images of all threshold windows in one sweep, then each window's contours
     /// and candidates, the windows on two cores (each with its own buffers); their candidates pooled in
     /// window order, then near-duplicates merged: the same candidates as the passes one after another.
-    private func findCandidates(in search: GrayImage, windows: [Int], limits: ClosedRange<Int>, workspace: DetectorWorkspace,
-                                timings: inout StageTimings?, into quads: inout [Quad]) throws {
+    /// With `seedLengths`, contours of those lengths also become the local search's seeds
+    /// (`workspace.seeds`).
+    private func findCandidates(in search: GrayImage, windows: [Int], limits: ClosedRange<Int>, seedLengths: ClosedRange<Int>? = nil,
+                                workspace: DetectorWorkspace, timings: inout StageTimings?, into quads: inout [Quad]) throws {
         let p = parameters
         try measure("adaptive threshold", &timings) {
             try AdaptiveThreshold.binaries(search, windows: windows, constant: p.thresholdConstant, into: &workspace.binaries)
@@ -119,13 +123,16 @@ public struct MarkerDetector: Sendable {
         let passes = workspace.passes
         workspace.binaries.withUnsafeBufferPointer { binaries in
             TwoCores.forEach(windows.count, TracePasses(binaries: binaries.baseAddress!, width: search.width, height: search.height,
-                                                        minPoints: minPoints, maxPoints: maxPoints, parameters: p, passes: passes))
+                                                        minPoints: minPoints, maxPoints: maxPoints, seedLengths: seedLengths,
+                                                        parameters: p, passes: passes))
         }
         quads.removeAll(keepingCapacity: true)
+        if seedLengths != nil { workspace.seeds.removeAll(keepingCapacity: true) }
         for index in 0..<windows.count {
             let pass = passes[index]
             if let error = pass.error { throw error }
             quads.append(contentsOf: pass.quads)
+            if seedLengths != nil { workspace.seeds.append(contentsOf: pass.seeds) }
         }
         if timings != nil {
             // Time per stage summed over the windows (on two cores the frame takes less than the sum).
@@ -133,6 +140,40 @@ public struct MarkerDetector: Sendable {
             for index in 0..<windows.count { timings!.add("candidates", passes[index].candidatesTime) }
         }
         measure("candidates", &timings) { QuadCandidates.removeDuplicates(&quads, rate: p.duplicateDistanceRate) }
+    }
+
+    /// Stage 4b (`LocalSearch`): the regions around seeds where no marker was read, thresholded, traced
+    /// and read again at full resolution; their markers added to `markers`.
+    private func searchLocally(in image: GrayImage, factor: Int, workspace: DetectorWorkspace, timings: inout StageTimings?,
+                               markers: inout [MarkerDetection]) throws {
+        let p = parameters
+        var regions = workspace.regions, cropQuads = workspace.cropQuads, found = workspace.localQuads, local = workspace.localMarkers
+        (workspace.regions, workspace.cropQuads, workspace.localQuads, workspace.localMarkers) = ([], [], [], [])
+        defer { (workspace.regions, workspace.cropQuads, workspace.localQuads, workspace.localMarkers) = (regions, cropQuads, found, local) }
+        measure("local search", &timings) {
+            LocalSearch.regions(seeds: workspace.seeds, factor: factor, imageWidth: image.width, imageHeight: image.height,
+                                markers: markers, maxSide: p.localSearchMaxSide, into: &regions)
+        }
+        guard !regions.isEmpty else { return }
+        let limits = Self.contourLengthLimits(longSide: max(image.width, image.height), factor: 1, parameters: p)
+        let margin = (p.thresholdWindows.max() ?? 1) / 2 + 1
+        found.removeAll(keepingCapacity: true)
+        for region in regions {
+            let box = LocalSearch.withMargin(region, margin, imageWidth: image.width, imageHeight: image.height)
+            var crop = measure("local search", &timings) { LocalSearch.crop(image, box, spare: &workspace.cropPixels) }
+            defer { LocalSearch.release(&crop, to: &workspace.cropPixels) }
+            try findCandidates(in: crop, windows: p.thresholdWindows, limits: limits, workspace: workspace, timings: &timings, into: &cropQuads)
+            for quad in cropQuads {
+                let moved = quad.map { Point2(x: $0.x + Double(box.x0), y: $0.y + Double(box.y0)) }.outset(by: p.contourOutset)
+                let centre = moved.center
+                guard centre.x >= Double(region.x0), centre.y >= Double(region.y0), centre.x < Double(region.x1), centre.y < Double(region.y1),
+                      !markers.contains(where: { SceneGeometry.contains($0.quad, centre) }) else { continue }
+                found.append(moved)
+            }
+        }
+        QuadCandidates.removeDuplicates(&found, rate: p.duplicateDistanceRate)
+        try readCandidates(found, in: image, workspace: workspace, timings: &timings, into: &local)
+        markers.append(contentsOf: local)
     }
 
     /// Stages 5-9 on the candidates (largest first) on two cores, each worker with its own buffers. A
@@ -192,6 +233,7 @@ public struct MarkerDetector: Sendable {
     private struct TracePasses: TwoCoresJob {
         let binaries: UnsafePointer<UInt8>
         let width: Int, height: Int, minPoints: Int, maxPoints: Int
+        let seedLengths: ClosedRange<Int>?
         let parameters: DetectorParameters
         let passes: [DetectorWorkspace.Pass]
 
@@ -203,11 +245,15 @@ public struct MarkerDetector: Sendable {
                 let start = clock.now
                 pass.contours.removeAll()
                 let size = width * height
+                let shortest = min(minPoints, seedLengths?.lowerBound ?? minPoints)
                 try Contours.find(in: UnsafeBufferPointer(start: binaries + index * size, count: size), width: width, height: height,
-                                  minPoints: minPoints, maxPoints: maxPoints, into: &pass.contours)
+                                  minPoints: shortest, maxPoints: maxPoints, into: &pass.contours)
                 let traced = clock.now
                 pass.quads.removeAll(keepingCapacity: true)
-                try QuadCandidates.appendQuads(from: pass.contours, imageWidth: width, imageHeight: height, parameters: parameters, to: &pass.quads)
+                try QuadCandidates.appendQuads(from: pass.contours, imageWidth: width, imageHeight: height, parameters: parameters,
+                                               minLength: minPoints, to: &pass.quads)
+                pass.seeds.removeAll(keepingCapacity: true)
+                if let seedLengths { try LocalSearch.appendSeeds(from: pass.contours, lengths: seedLengths, to: &pass.seeds) }
                 (pass.contoursTime, pass.candidatesTime) = (traced - start, clock.now - traced)
             } catch {
                 pass.error = error

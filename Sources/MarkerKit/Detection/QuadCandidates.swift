@@ -102,12 +102,15 @@ public enum QuadCandidates {
 
     /// The convex 4-gons of `contours` appended to `quads`, in contour order, duplicates not yet merged:
     /// one threshold pass's share (the passes run in parallel, then their candidates are merged).
+    /// Contours shorter than `minLength` points are passed over (the set may hold shorter ones for
+    /// `LocalSearch`).
     static func appendQuads(from contours: Contours.ContourSet, imageWidth: Int, imageHeight: Int,
-                            parameters: DetectorParameters, to quads: inout [Quad]) throws {
+                            parameters: DetectorParameters, minLength: Int = 0, to quads: inout [Quad]) throws {
         // The polygon's vertices on the stack.
         try withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { vertices in
             for index in 0..<contours.count {
                 let length = contours.length(index)
+                guard length >= minLength else { continue }
                 let epsilon = Double(length) * parameters.polygonAccuracyRate
                 let count = contours.points.withUnsafeBufferPointer { points in
                     cvb_simplify_contour(points.baseAddress! + 2 * Int(contours.offsets[index]), Int32(length), epsilon, vertices.baseAddress, 8)

@@ -78,6 +78,14 @@ public struct MarkerDictionary: Sendable, Hashable, CustomStringConvertible {
     /// Wrong cells a read may have and still count: `maxCorrectionBits` x 0.6 rounded down, as OpenCV's
     /// detector with its default `errorCorrectionRate` (0 for DICT_ARUCO_ORIGINAL, 1 for the 5x5 ones).
     public let correctableBits: Int
+    /// The fewest cells in which two codes differ, over every pair of IDs in every turn and every ID
+    /// against itself turned (checked by `MarkerDictionaryTests` against the codes): 0 for
+    /// DICT_ARUCO_ORIGINAL (some of its IDs read the same turned), 8, 7, 6, 5 for DICT_5X5_50, 100, 250, 1000.
+    public let minimumCodeDistance: Int
+    /// Data cells a read may leave unknown (erasures) besides `correctableBits` wrong ones, and still have
+    /// only one code within reach: minimumCodeDistance - 1 - 2 x correctableBits (a code with e erasures and
+    /// t errors is unique when e + 2t < d), 0 when that is negative. 5, 4, 3, 2 for the 5x5 dictionaries.
+    public var erasableCells: Int { max(0, minimumCodeDistance - 1 - 2 * correctableBits) }
     /// The upright code of each ID.
     let codes: [UInt32]
     private let table: CodeTable
@@ -89,11 +97,11 @@ public struct MarkerDictionary: Sendable, Hashable, CustomStringConvertible {
         switch id {
         case .arucoOriginal:
             codes = (0..<1024).map { Self.originalCode($0) }
-            maxCorrectionBits = 0
-        case .dict5x5_50: codes = Array(OpenCV5x5Codes.dict5x5_1000.prefix(50)); maxCorrectionBits = 3
-        case .dict5x5_100: codes = Array(OpenCV5x5Codes.dict5x5_1000.prefix(100)); maxCorrectionBits = 3
-        case .dict5x5_250: codes = Array(OpenCV5x5Codes.dict5x5_1000.prefix(250)); maxCorrectionBits = 2
-        case .dict5x5_1000: codes = OpenCV5x5Codes.dict5x5_1000; maxCorrectionBits = 2
+            (maxCorrectionBits, minimumCodeDistance) = (0, 0)
+        case .dict5x5_50: codes = Array(OpenCV5x5Codes.dict5x5_1000.prefix(50)); (maxCorrectionBits, minimumCodeDistance) = (3, 8)
+        case .dict5x5_100: codes = Array(OpenCV5x5Codes.dict5x5_1000.prefix(100)); (maxCorrectionBits, minimumCodeDistance) = (3, 7)
+        case .dict5x5_250: codes = Array(OpenCV5x5Codes.dict5x5_1000.prefix(250)); (maxCorrectionBits, minimumCodeDistance) = (2, 6)
+        case .dict5x5_1000: codes = OpenCV5x5Codes.dict5x5_1000; (maxCorrectionBits, minimumCodeDistance) = (2, 5)
         }
         count = codes.count
         correctableBits = Int(Double(maxCorrectionBits) * 0.6)
