@@ -51,9 +51,11 @@ import Testing
         let bits = d.bits(for: 72)
         #expect(CodeReader.read(grid: grid(bits, unsure: [1, 7, 13, 19]), quad: quad, dictionary: d, parameters: DetectorParameters())?.id == 72)
         #expect(CodeReader.read(grid: grid(bits, unsure: [1, 7, 13, 19, 24]), quad: quad, dictionary: d, parameters: DetectorParameters()) == nil)
-        // With one wrong cell besides (OpenCV's correction) it still reads.
+        // Beyond 2 unsure cells no sure cell may be wrong besides (a 6x6 marker read as 5x5_100's ID 10 that
+        // way in the cross-talk test); with 2 the usual correction stands.
         let oneWrong = MarkerBits(raw: bits.raw ^ (1 << 3))
-        #expect(CodeReader.read(grid: grid(oneWrong, unsure: [1, 7, 13, 19]), quad: quad, dictionary: d, parameters: DetectorParameters())?.id == 72)
+        #expect(CodeReader.read(grid: grid(oneWrong, unsure: [1, 7, 13]), quad: quad, dictionary: d, parameters: DetectorParameters()) == nil)
+        #expect(CodeReader.read(grid: grid(oneWrong, unsure: [1, 7]), quad: quad, dictionary: d, parameters: DetectorParameters())?.id == 72)
         #expect(MarkerDictionary.arucoOriginal.erasableCells == 0)
         #expect(MarkerDictionary.dict5x5_50.erasableCells == 5 && MarkerDictionary.dict5x5_250.erasableCells == 3
                 && MarkerDictionary.dict5x5_1000.erasableCells == 2)

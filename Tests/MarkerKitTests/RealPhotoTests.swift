@@ -26,7 +26,12 @@ enum RealPhotos {
     ]
 
     /// Markers OpenCV finds in a scaled photo that MarkerKit does not, by photo and scale, each explained.
-    static let knownMisses: [String: [Int]] = [:]
+    static let knownMisses: [String: [Int]] = [
+        // The 72 bent around the bottle (55 px): at 0.75 (bilinear) 4 of its data cells read near 50/50 and
+        // one more wrong. A read that leaves 4 cells unknown must match the code in every other cell: with a
+        // correction on top, a 6x6 marker read as DICT_5X5_100's ID 10 in the cross-talk test.
+        "aymensmurf_aurco-python_water_4.jpg 0.75": [72],
+    ]
 
     static func expected() throws -> [(file: String, expected: Expected)] {
         let url = folder.appendingPathComponent("expected.json")

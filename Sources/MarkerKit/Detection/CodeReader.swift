@@ -9,7 +9,8 @@ public enum CodeReader {
 
     /// The same from the sampled grid, with its unsure cells: a data cell read less surely than
     /// `minCellConfidence` is unknown (an erasure). Up to `maxUnsureCells` of them are allowed, or as many
-    /// as the dictionary's codes are far enough apart for (`MarkerDictionary.erasableCells`), and only when
+    /// as the dictionary's codes are far enough apart for (`MarkerDictionary.erasableCells`) when every sure
+    /// cell agrees with the code, and only when
     /// no other value of them reads as another marker or turn: the read must not depend on a coin toss.
     public static func read(grid: CellSampler.Grid, quad: Quad, dictionary: MarkerDictionary,
                             parameters: DetectorParameters) -> MarkerDetection? {
@@ -25,6 +26,12 @@ public enum CodeReader {
         guard count <= max(parameters.maxUnsureCells, dictionary.erasableCells) else { return nil }
         let data = grid.data
         guard let decoded = dictionary.decode(data) else { return nil }
+        if count > parameters.maxUnsureCells {
+            // Beyond the usual unsure cells (the dictionary's wider budget) every sure cell must agree with
+            // the code: no correction on top (a 6x6 marker sampled as 7x7 cells read as a 5x5 ID that way).
+            let expected = dictionary.bits(for: decoded.id).rotatedClockwise(decoded.rotation).raw
+            guard (expected ^ data.raw) & ~unsure == 0 else { return nil }
+        }
         if count > 0 {
             // Every subset of the unsure cells flipped: each must read as this marker in this turn, or as nothing.
             var subset = unsure
