@@ -75,6 +75,17 @@ public enum TargetPattern: Sendable {
     /// A chessboard in OpenCV's calibration frame: the first inner corner at the origin, x along
     /// columns, y along rows; white paper one square beyond the board.
     case checkerboard(Checkerboard)
+    /// Print beside markers, never in the truth. Each is drawn in the marker's frame (centre at the
+    /// origin, x right, y up, printed side towards +z) and is nothing beyond its own rectangle.
+    /// Gray patches in a grid, as a colour checker looks to a gray camera: `levels` row-major from the
+    /// top row (0 black ink, 1 white paper), each patch `patch` mm square, `gap` mm of white paper
+    /// between and around them.
+    case patches(columns: Int, rows: Int, patch: Double, gap: Double, levels: [Double])
+    /// Lines of capitals and digits in a 5x7 dot font (`DotFont`), top line first, glyphs `height` mm
+    /// tall, one dot of paper between glyphs and three between lines, in ink of level `ink` on white.
+    case text(lines: [String], height: Double, ink: Double)
+    /// Plain white paper, `width` x `height` mm: a card the print and markers are stuck on.
+    case paper(width: Double, height: Double)
 }
 
 /// One planar target and its pose.
