@@ -69,6 +69,10 @@ public struct RenderTruthFile: FormattedJSONFile, Sendable {
             }
             let d = scene.degradations
             guard [d.noise, d.blur].allSatisfy({ $0.isFinite && $0 >= 0 }) else { throw bad("\(scene.file): noise and blur must be finite and not negative") }
+            guard d.vignetting.isFinite, (0..<1).contains(d.vignetting), d.motionBlur.isFinite, (0...1000).contains(d.motionBlur),
+                  d.motionBlurAngle.isFinite, d.shadows.allSatisfy(\.isValid), d.sensorNoise?.isValid ?? true else {
+                throw bad("\(scene.file): vignetting must be 0 to below 1, motion blur 0-1000 px at a finite angle, shadows polygons of 3 points or more with darkness 0-1, sensor noise positive electrons")
+            }
             for m in scene.markers {
                 guard (0..<count).contains(m.id) else { throw bad("\(scene.file): marker ID \(m.id) is outside 0-\(count - 1) of \(dictionary.rawValue)") }
                 guard m.corners.count == 4, m.corners.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isFinite) }),

@@ -43,6 +43,7 @@ public final class SceneRenderer {
         let d = scene.degradations
         var noiseSource = SeededRandom(seed: scene.seed)
         let texture = d.texturedBackground ? ValueNoise(seed: noiseSource.next()) : nil
+        let light = try LightMap.make(d, width: w, height: h)
         var pixels = [UInt8](repeating: 0, count: w * h)
         let gx = cos(d.gradientAngle * Double.pi / 180), gy = sin(d.gradientAngle * Double.pi / 180)
         let n = Self.tile
@@ -56,6 +57,7 @@ public final class SceneRenderer {
                 if d.gradient != 0 {
                     value *= 1 + d.gradient * ((Double(x) / Double(w) - 0.5) * gx + (Double(y) / Double(h) - 0.5) * gy)
                 }
+                if let light { value *= Double(light[y * w + x]) }
                 out[y * w + x] = UInt8(max(0, min(255, value.rounded())))
             }
             for y0 in stride(from: 0, to: h, by: n) {
