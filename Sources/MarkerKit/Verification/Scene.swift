@@ -187,7 +187,7 @@ public struct Degradations: Sendable, Equatable, Codable {
     /// The noise's standard deviation in gray levels at `level`: the Gaussian noise and the sensor's
     /// together.
     public func noise(at level: Double) -> Double {
-        let sensor = sensorNoise?.sigma(at: level) ?? 0
+        guard let sensor = sensorNoise?.sigma(at: level) else { return noise }
         return (noise * noise + sensor * sensor).squareRoot()
     }
 }
