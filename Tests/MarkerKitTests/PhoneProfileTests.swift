@@ -156,4 +156,13 @@ import Testing
         let bad = String(decoding: written, as: UTF8.self).replacingOccurrences(of: "\"vignetting\" : ", with: "\"vignetting\" : 7")
         #expect(throws: MarkerKitError.self) { try RenderTruthFile.decode(Data(bad.utf8), source: "bad.json") }
     }
+
+    /// The bench's phone case with print beside every marker has print beside every marker.
+    @Test func theBenchsPrintCaseHasPrintBesideEveryMarker() throws {
+        for photo in try BenchmarkScenes.phone(.besidePrint, count: 2) {
+            #expect(photo.scene.width == 3024 && photo.scene.height == 4032)
+            #expect(!photo.markers.isEmpty && photo.markers.allSatisfy { $0.beside != nil && $0.quietZone! <= 1 / 0.6 })
+        }
+        #expect(try BenchmarkScenes.phone(.landscape, count: 1)[0].scene.width == 4032)
+    }
 }
