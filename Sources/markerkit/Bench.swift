@@ -3,7 +3,7 @@ import Foundation
 import MarkerKit
 
 struct Bench: ParsableCommand {
-    enum Part: String, ExpressibleByArgument, CaseIterable { case markers, photos, chessboards }
+    enum Part: String, ExpressibleByArgument, CaseIterable { case markers, phone, photos, chessboards }
 
     static let configuration = CommandConfiguration(
         abstract: "Time MarkerKit's detectors against OpenCV's on the same frames, with recall beside every time.",
@@ -12,7 +12,9 @@ struct Bench: ParsableCommand {
         from 20 px), plus ArUco's test video: MarkerKit's detector, OpenCV's detectMarkers with default \
         parameters and in ArUco 3 mode, and one threshold pass as the floor. Real photos (a folder with an \
         expected.json naming each photo's dictionary and IDs; default: ../shared/data/real-photos when it is \
-        there), each at full resolution, with recall against the expected IDs. Chessboards at 1920x1080 with \
+        there), each at full resolution, with recall against the expected IDs. Rendered phone photos \
+        (--profile phone of render and verify): 3024x4032 portrait, 4032x3024 landscape, and 3024x4032 with \
+        print beside every marker, 4 photos each (1 with --quick). Chessboards at 1920x1080 with \
         and without a board in view: MarkerKit's finder against findChessboardCorners (default flags, \
         FAST_CHECK) and findChessboardCornersSB. Run it on a release build: swift build -c release.
 
@@ -24,7 +26,7 @@ struct Bench: ParsableCommand {
 
     @Flag(help: "Fewer sizes and repeats: under a minute on 2 cores.") var quick = false
     @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
-    @Option(help: ArgumentHelp("Run only one part: markers, photos or chessboards.", valueName: "part")) var only: Part?
+    @Option(help: ArgumentHelp("Run only one part: markers, phone, photos or chessboards.", valueName: "part")) var only: Part?
     @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: ../shared/data/real-photos if present).", valueName: "dir")) var photos: String?
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
     @Option(help: ArgumentHelp("Runs per frame (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
@@ -48,6 +50,7 @@ struct Bench: ParsableCommand {
         var benchmark = DetectorBenchmark(quick: quick)
         benchmark.includeMarkers = only == nil || only == .markers
         benchmark.includeChessboards = only == nil || only == .chessboards
+        benchmark.includePhone = only == nil || only == .phone
         benchmark.stagesForEveryCase = stages
         if let repeats {
             guard repeats >= 1 else { throw ValidationError("--repeats must be at least 1") }

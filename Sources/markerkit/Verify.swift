@@ -18,6 +18,12 @@ struct Verify: ParsableCommand {
             With --truth, the same figures on a folder 'markerkit render' wrote (your own test set), against \
             its truth.json, one trial per marker; --renders, --seed, --size and --calibration are then not used.
 
+            With --profile phone the renders are phone photos (3024x4032 and 2448x3264, portrait and \
+            landscape, several markers of 20-250 px with gray patches, text or a second marker printed close \
+            beside many of them, a phone's blur, motion blur, sensor noise, vignetting, shadows and JPEG): one \
+            trial per marker, also broken down by optical blur, motion blur, JPEG quality, the print beside \
+            the marker and the paper between them. Default 100 renders (about 570 markers; 2-3 minutes on 2 cores).
+
             Renders are made and measured on every core at once (--jobs); every figure is the same as with \
             --jobs 1 but the times, which are each detector's own time per image while the other cores work \
             on other renders (compare times with --jobs 1).
@@ -26,12 +32,14 @@ struct Verify: ParsableCommand {
               markerkit verify markers --renders 200 --seed 7
               markerkit verify markers --renders 1000 --json verify.json --report verify.pdf
               markerkit render --count 50 -o testset && markerkit verify markers --truth testset
+              markerkit verify markers --profile phone --seed 7
             """
         )
 
-        @Option(help: "Number of renders.") var renders: Int = 1000
+        @Option(help: "Number of renders (default 1000; 100 with --profile phone).") var renders: Int?
         @Option(help: "Seed: the same seed gives the same scenes.") var seed: UInt64 = 7
-        @Option(help: ArgumentHelp("Image size in pixels, without --calibration.", valueName: "WxH")) var size = "1280x720"
+        @OptionGroup var profileOption: ProfileOption
+        @Option(help: ArgumentHelp("Image size in pixels, without --calibration (default 1280x720).", valueName: "WxH")) var size: String?
         @Option(help: ArgumentHelp("Camera: a stored name or a calibration file.", valueName: "name|file")) var calibration: String?
         @Option(help: ArgumentHelp("A render folder (or its truth.json) to measure instead of sampled renders.", valueName: "dir"))
         var truth: String?
@@ -40,8 +48,17 @@ struct Verify: ParsableCommand {
         @Option(help: ArgumentHelp("Write plots: recall by size, corner error by tilt (.pdf, .png, .svg).", valueName: "file")) var report: String?
         @OptionGroup var jobs: JobsOption
 
+        /// Renders by default: 1000 of one marker, 100 phone photos of several.
+        static let defaultRenders = 1000, defaultPhoneRenders = 100
+
         func run() throws {
+            let phone = profileOption.isPhone
+            let renders = renders ?? (phone ? Self.defaultPhoneRenders : Self.defaultRenders)
             guard (1...1_000_000).contains(renders) else { throw MarkerKitError.invalidArgument("--renders \(renders) is outside 1-1000000") }
+            try profileOption.check(size: size, calibration: calibration)
+            if phone, truth != nil {
+                throw MarkerKitError.invalidArgument("--truth measures a render folder as it was rendered: --profile phone does not apply (render it with 'markerkit render --profile phone')")
+            }
             let jobCount = try jobs.count()
             let truthFile = try truth.map { path -> (file: RenderTruthFile, folder: URL, url: URL) in
                 var url = URL(fileURLWithPath: path)
@@ -51,7 +68,8 @@ struct Verify: ParsableCommand {
                 }
                 return (try RenderTruthFile.read(from: url), url.deletingLastPathComponent(), url)
             }
-            let camera = try truthFile.map { try $0.file.calibration() } ?? renderCamera(calibration: calibration, size: size)
+            let camera = try truthFile.map { try $0.file.calibration() }
+                ?? (phone ? BuiltInCamera.phone(width: 3024, height: 4032) : renderCamera(calibration: calibration, size: size ?? "1280x720"))
             let jsonURL = json.map { URL(fileURLWithPath: $0) }
             if let jsonURL { try OutputFiles.checkDestination(jsonURL) }
             let reportTarget = try report.map { path -> (URL, OutputFormat) in
@@ -73,14 +91,16 @@ struct Verify: ParsableCommand {
                 trials = try MarkerVerification.run(truth: truthFile.file, folder: truthFile.folder, contenders: contenders, jobs: jobCount,
                                                     progress: step)
             } else {
-                let sampler = MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed,
-                                                 dictionary: dictionaryOption.dictionary)
+                let sampler: any SceneSampler = phone ? PhoneSceneSampler(seed: seed, dictionary: dictionaryOption.dictionary)
+                    : MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed,
+                                         dictionary: dictionaryOption.dictionary)
                 var verification = MarkerVerification(contenders: contenders, renders: renders, sampler: sampler)
                 trials = try verification.run(jobs: jobCount, progress: step)
             }
             progress.finish()
             var summary = MarkerVerificationSummary(trials: trials, detectors: contenders.map(\.name), seed: seed,
-                                                    width: camera.imageWidth, height: camera.imageHeight, camera: camera.name)
+                                                    width: camera.imageWidth, height: camera.imageHeight, camera: camera.name,
+                                                    profile: phone ? "phone" : nil)
             summary.source = truthFile?.url.relativePath
             print(summary.table)
             var files = OutputFiles()

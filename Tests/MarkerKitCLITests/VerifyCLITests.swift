@@ -56,7 +56,40 @@ import MarkerKit
         #expect(output.trials.contains { $0.outcomes["markerkit"]?.found == true }, "markerkit finds the rendered markers")
     }
 
+    /// `render --profile phone` writes phone photos with a camera per image and what is printed beside
+    /// each marker; `verify markers --truth` measures them with each image's camera; `verify markers
+    /// --profile phone` adds the phone's breakdowns.
+    @Test func thePhoneProfileRendersAndVerifies() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let render = try CLI.run(["render", "--profile", "phone", "--count", "2", "--seed", "4", "-o", "phone"], in: dir)
+        #expect(render.status == 0, "\(render.stderr)")
+        #expect(render.stdout.contains("rendered 2 phone photos ("), "\(render.stdout)")
+        let truth = try RenderTruthFile.read(from: dir.appendingPathComponent("phone/truth.json"))
+        #expect(truth.scenes.allSatisfy { $0.camera?.name == "builtin-phone" && $0.markers.count >= 3 })
+        #expect(truth.scenes.contains { $0.markers.contains { $0.beside != nil } })
+        for scene in truth.scenes {
+            let image = try GrayImage(contentsOf: dir.appendingPathComponent("phone").appendingPathComponent(scene.file))
+            #expect([image.width, image.height].sorted() == [scene.camera!.imageWidth, scene.camera!.imageHeight].sorted())
+            #expect(image.width == scene.camera!.imageWidth && [3024, 4032, 2448, 3264].contains(image.width))
+        }
+        let measured = try CLI.run(["verify", "markers", "--truth", "phone"], in: dir)
+        #expect(measured.status == 0, "\(measured.stderr)")
+        #expect(measured.stdout.contains("\(truth.scenes.flatMap(\.markers).count) markers in phone/truth.json"), "\(measured.stdout)")
+        let sampled = try CLI.run(["verify", "markers", "--profile", "phone", "--renders", "1", "--seed", "4", "--jobs", "1"], in: dir)
+        #expect(sampled.status == 0, "\(sampled.stderr)")
+        #expect(sampled.stdout.contains("in 1 renders, phone profile") && sampled.stdout.contains("by print beside"), "\(sampled.stdout)")
+        // The first photo of seed 4 is the one rendered above: the same markers.
+        #expect(sampled.stdout.contains("\(truth.scenes[0].markers.count) markers in 1 renders"), "\(sampled.stdout)")
+    }
+
     static let badCases: [(arguments: [String], status: Int32, says: String)] = [
+        (["render", "--profile", "tablet", "-o", "r"], 64, "'tablet' is invalid for '--profile"),
+        (["verify", "markers", "--profile", "webcam"], 64, "'webcam' is invalid for '--profile"),
+        (["verify", "markers", "--profile", "phone", "--size", "640x480"], 64, "do not apply to --profile phone"),
+        (["render", "--profile", "phone", "--calibration", "webcam", "-o", "r"], 64, "do not apply to --profile phone"),
+        (["verify", "markers", "--profile", "phone", "--truth", "set"], 64, "--profile phone does not apply"),
+        (["render", "--profile", "phone", "--clip", "3", "-o", "c.avi"], 64, "--profile phone does not apply"),
         (["render", "--count", "0", "-o", "r"], 64, "--count 0"),
         (["render", "--size", "12x", "-o", "r"], 64, "--size '12x'"),
         (["render", "--noise", "-3", "-o", "r"], 64, "--noise"),

@@ -94,4 +94,48 @@ import Testing
         print(String(format: "measured: cornerSubPix on a noise-free render, mean bias (%.4f, %.4f) px, RMSE %.4f px", dx, dy, rmse))
         #expect(abs(dx) < 0.01 && abs(dy) < 0.01)
     }
+
+    /// Tiles far from every target are background without looking for targets: the same image as
+    /// looking for every target in every tile, through a distorting lens, with targets across tile edges,
+    /// partly outside the image and partly behind the camera.
+    @Test func skippingTilesOutsideTargetsChangesNoPixel() throws {
+        let camera = BuiltInCamera.webcam(width: 400, height: 300)
+        var sampler = MarkerSceneSampler(camera: camera, width: 400, height: 300, seed: 3)
+        var scenes = try (0..<4).map { _ in try sampler.next().scene }
+        var wide = scenes[0]
+        wide.targets.append(Target(pattern: .paper(width: 3000, height: 200), pose: Pose3D(rvec: [Double.pi * 0.6, 0, 0], tvec: [0, 0, 100])))
+        wide.targets.append(Target(pattern: .text(lines: ["AB 12", "XYZ"], height: 8, ink: 0.1),
+                                   pose: Pose3D(rvec: [Double.pi, 0, 0], tvec: [-60, -40, 300])))
+        scenes.append(wide)
+        let everywhere = SceneRenderer()
+        everywhere.skipsTilesOutsideTargets = false
+        let renderer = SceneRenderer()
+        for (i, scene) in scenes.enumerated() {
+            #expect(try renderer.render(scene).pixels == everywhere.render(scene).pixels, "scene \(i)")
+        }
+    }
+
+    /// Print beside a marker (patches, text, a card) is drawn where its pattern says, and only the marker
+    /// is in the truth and found.
+    @Test func printBesideAMarkerIsDrawnAndIsNotInTheTruth() throws {
+        // 2 px per mm, frontal: (u, v) mm at offset (tx, 0) shows at x = 319.5 + 2 (u + tx), y = 239.5 - 2 v.
+        func at(_ tx: Double) -> Pose3D { Pose3D(rvec: Self.frontal, tvec: [tx, 0, 500]) }
+        let scene = Scene(camera: Self.pinhole, width: 640, height: 480, targets: [
+            Target(pattern: .marker(id: 5, side: 40, margin: 5), pose: at(0)),
+            Target(pattern: .patches(columns: 2, rows: 1, patch: 10, gap: 2, levels: [0.2, 0.6]), pose: at(-50)),
+            Target(pattern: .text(lines: ["L"], height: 14, ink: 0), pose: at(50)),
+            Target(pattern: .paper(width: 150, height: 60), pose: at(0).offset(by: (0, 0, -0.2))),
+        ])
+        let image = try SceneRenderer().render(scene)
+        // Patches over x 197.5-217.5 and 221.5-241.5, y 229.5-249.5: 30 + 195 level.
+        #expect(image[207, 239] == 69 && image[231, 239] == 147)
+        #expect(image[219, 239] == 225, "paper between the patches")
+        // "L": the top left dot (x 409.5-413.5, y 225.5-229.5) is ink, the dot two right and two down paper.
+        #expect(image[411, 227] == 30 && image[419, 235] == 225)
+        // The card behind: paper between them, background beyond.
+        #expect(image[380, 200] == 225 && image[20, 20] == 110)
+        let truth = try SceneTruth.markers(of: scene)
+        #expect(truth.map(\.id) == [5])
+        #expect(try MarkerDetector().detect(in: image).map(\.id) == [5])
+    }
 }

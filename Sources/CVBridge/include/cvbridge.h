@@ -143,6 +143,19 @@ int32_t cvb_undistort_points(const double *pixels, int32_t count, const double *
 int32_t cvb_gaussian_blur(uint8_t *gray, int32_t width, int32_t height, int32_t stride, double sigma);
 /* Encodes a gray image as JPEG at `quality` (1-100) and decodes it again, in place. */
 int32_t cvb_jpeg_roundtrip(uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t quality);
+/* Motion blur in place: the image smeared along a segment `length` pixels long (0-1000) at
+ * `angle_degrees` (0 along +x, 90 along +y), as a camera moving during the exposure (cv::filter2D). */
+int32_t cvb_motion_blur(uint8_t *gray, int32_t width, int32_t height, int32_t stride, double length, double angle_degrees);
+/* A soft-edged polygon: `mask` (width x height floats) receives 1 inside the polygon of `count` points
+ * `xy` (x, y pairs, pixels), 0 far outside, and a Gaussian edge of standard deviation `softness` px
+ * between (drawn anti-aliased and blurred at a reduced scale where the edge is wide, then enlarged). */
+int32_t cvb_soft_polygon(float *mask, int32_t width, int32_t height, const double *xy, int32_t count, double softness);
+/* Sensor noise in place, as a camera makes it: gray levels taken back to linear light through the
+ * tone curve (level/255)^gamma, shot noise (a pixel at white collects `electrons`) and `read_noise`
+ * electrons added there, and the tone curve applied again, which stretches the noise of dark levels.
+ * The same seed gives the same noise. */
+int32_t cvb_sensor_noise(uint8_t *gray, int32_t width, int32_t height, int32_t stride, double electrons, double read_noise,
+                         double gamma, uint64_t seed);
 
 /* ---- FileStorage (YAML / XML), for writing and reading calibration files exactly as OpenCV does ----- */
 

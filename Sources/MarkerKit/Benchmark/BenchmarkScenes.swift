@@ -37,6 +37,25 @@ public enum BenchmarkScenes {
         return Scene(camera: camera, width: width, height: height, targets: targets, degradations: d, seed: random.next())
     }
 
+    /// The bench's phone cases: photos of the phone profile (`PhoneSceneSampler`) at one size.
+    public enum PhoneCase: String, CaseIterable, Sendable {
+        case portrait = "phone 3024x4032 portrait"
+        case landscape = "phone 4032x3024 landscape"
+        /// Print beside every marker, 0.4 to 1 cell of paper from it.
+        case besidePrint = "phone 3024x4032 beside print"
+    }
+
+    /// `count` photos of a phone case.
+    public static func phone(_ phoneCase: PhoneCase, count: Int) throws -> [SampledScene] {
+        var sampler = PhoneSceneSampler(seed: UInt64(PhoneCase.allCases.firstIndex(of: phoneCase)! + 1))
+        sampler.sizes = phoneCase == .landscape ? [(4032, 3024)] : [(3024, 4032)]
+        if phoneCase == .besidePrint {
+            sampler.printWeights = [0, 0.4, 0.4, 0.2]
+            sampler.quietZones = 0.4...1
+        }
+        return try (0..<count).map { _ in try sampler.nextScene() }
+    }
+
     /// A 9x6 board (30 mm squares) filling about half the frame width, tilted, in front of a textured
     /// background (a room is not a flat gray wall).
     public static func chessboard(width: Int, height: Int, seed: UInt64) throws -> Scene {

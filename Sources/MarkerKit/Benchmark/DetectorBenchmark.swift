@@ -79,6 +79,8 @@ public struct DetectorBenchmark {
     /// Also time MarkerKit's stages on every marker case (a separate run after the timed ones).
     public var stagesForEveryCase = false
     public var includeChessboards = true
+    /// Phone photos (`BenchmarkScenes.PhoneCase`): 4 of each case, 1 with `quick`.
+    public var includePhone = true
 
     public init(quick: Bool) { self.quick = quick }
 
@@ -118,6 +120,15 @@ public struct DetectorBenchmark {
             var frame = SourcedFrame.empty
             while images.count < (quick ? 30 : 145), try source.next(into: &frame) { images.append(try Grayscale.image(from: frame.frame)) }
             report.markerCases.append(try measure(name: "\(video.lastPathComponent) (\(images.count) frames)", images: images, truths: nil))
+        }
+        if includePhone {
+            for phoneCase in BenchmarkScenes.PhoneCase.allCases {
+                let scenes = try BenchmarkScenes.phone(phoneCase, count: quick ? 1 : 4)
+                let name = "\(phoneCase.rawValue) (\(scenes.count) photo\(scenes.count == 1 ? "" : "s"))"
+                progress(name)
+                report.markerCases.append(try measure(name: name, images: try scenes.map { try renderer.render($0.scene) },
+                                                      truths: scenes.map { $0.markers.map(\.truth) }))
+            }
         }
         if includeChessboards {
             // Views as a user holds a board for calibration (fills 35-75% of the width, tilted 10-45

@@ -1,11 +1,16 @@
 /// Reflectance of a target at a point of its own plane: 0 black ink, 1 white paper, nil off the target.
 struct PatternAlbedo {
     let pattern: TargetPattern
-    private let cells: [Bool]
+    /// Marker cells (true = white), or text dots (true = ink), row-major from the top.
+    private var cells: [Bool] = []
     /// Cells along a marker's side, border included (7 for the 5x5 codes).
-    private let grid: Int
-    private let half: Double, cell: Double, paper: Double
-    private let squareColumns: Int, squareRows: Int, square: Double
+    private var grid = 0
+    private var half = 0.0, cell = 0.0, paper = 0.0
+    private var squareColumns = 0, squareRows = 0, square = 0.0
+    /// Patches and text: columns and rows (of patches, or of dots), half the width and height, the patch
+    /// or dot size, the gap between patches, their levels or the ink's.
+    private var columns = 0, rows = 0, halfWidth = 0.0, halfHeight = 0.0, step = 0.0, gap = 0.0
+    private var levels: [Double] = []
 
     init(_ pattern: TargetPattern) {
         self.pattern = pattern
@@ -16,7 +21,6 @@ struct PatternAlbedo {
             half = side / 2
             cell = side / 7
             paper = half + margin
-            (squareColumns, squareRows, square) = (0, 0, 0)
         case .foreignMarker(let data, let n, let side, let margin):
             grid = n + 2
             cells = (0..<grid * grid).map { i in
@@ -26,14 +30,31 @@ struct PatternAlbedo {
             half = side / 2
             cell = side / Double(n + 2)
             paper = half + margin
-            (squareColumns, squareRows, square) = (0, 0, 0)
         case .checkerboard(let board):
-            cells = []
-            grid = 0
-            (half, cell, paper) = (0, 0, 0)
             squareColumns = board.squareColumns
             squareRows = board.squareRows
             square = board.square.millimetres
+        case .patches(let c, let r, let patch, let gap, let levels):
+            (columns, rows, step, self.gap, self.levels) = (c, r, patch, gap, levels)
+            halfWidth = (Double(c) * (patch + gap) + gap) / 2
+            halfHeight = (Double(r) * (patch + gap) + gap) / 2
+        case .text(let lines, let height, let ink):
+            let dots = DotFont.dots(lines)
+            cells = dots.ink
+            (columns, rows, step, levels) = (dots.columns, dots.rows, height / 7, [ink])
+            halfWidth = Double(dots.columns) * step / 2
+            halfHeight = Double(dots.rows) * step / 2
+        case .paper(let width, let height):
+            (halfWidth, halfHeight) = (width / 2, height / 2)
+        }
+    }
+
+    /// The rectangle outside which `value` is nil: u from minU to maxU, v from minV to maxV (mm).
+    var extent: (minU: Double, maxU: Double, minV: Double, maxV: Double) {
+        switch pattern {
+        case .marker, .foreignMarker: return (-paper, paper, -paper, paper)
+        case .checkerboard: return (-2 * square, Double(squareColumns) * square, -2 * square, Double(squareRows) * square)
+        case .patches, .text, .paper: return (-halfWidth, halfWidth, -halfHeight, halfHeight)
         }
     }
 
@@ -51,6 +72,22 @@ struct PatternAlbedo {
             guard i >= -1, i <= squareColumns, j >= -1, j <= squareRows else { return nil }
             guard i >= 0, i < squareColumns, j >= 0, j < squareRows else { return 1 }
             return (i + j) % 2 == 0 ? 0 : 1
+        case .patches:
+            guard abs(u) <= halfWidth, abs(v) <= halfHeight else { return nil }
+            let x = u + halfWidth - gap, y = halfHeight - v - gap, pitch = step + gap
+            let column = Int((x / pitch).rounded(.down)), row = Int((y / pitch).rounded(.down))
+            guard column >= 0, column < columns, row >= 0, row < rows,
+                  x - Double(column) * pitch < step, y - Double(row) * pitch < step else { return 1 }
+            let k = row * columns + column
+            return k < levels.count ? levels[k] : 1
+        case .text:
+            guard abs(u) <= halfWidth, abs(v) <= halfHeight else { return nil }
+            let column = min(columns - 1, Int(((u + halfWidth) / step).rounded(.down)))
+            let row = min(rows - 1, Int(((halfHeight - v) / step).rounded(.down)))
+            return cells[row * columns + column] ? levels[0] : 1
+        case .paper:
+            guard abs(u) <= halfWidth, abs(v) <= halfHeight else { return nil }
+            return 1
         }
     }
 }

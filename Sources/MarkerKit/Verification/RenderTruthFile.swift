@@ -16,11 +16,18 @@ public struct RenderTruthFile: FormattedJSONFile, Sendable {
         public let side: Double
         public let rvec: [Double]
         public let tvec: [Double]
+        /// What is printed beside it and how close (paper from its black border, in its cells), when the
+        /// render put print there.
+        public var beside: NearbyPrint? = nil
+        public var quietZone: Double? = nil
     }
     public struct SceneEntry: Codable, Sendable {
         public let file: String
         public let markers: [Marker]
         public let degradations: Degradations
+        /// The camera of this image when the images of the folder differ (phone renders in portrait and
+        /// landscape); else the file's.
+        public var camera: Camera? = nil
     }
 
     public var format = RenderTruthFile.formatName
@@ -35,15 +42,20 @@ public struct RenderTruthFile: FormattedJSONFile, Sendable {
 
     public init(camera c: CameraCalibration, scenes: [SceneEntry], dictionary: MarkerDictionary = .arucoOriginal) {
         self.dictionary = dictionary.name
-        camera = Camera(name: c.name, model: c.model.rawValue, imageWidth: c.imageWidth, imageHeight: c.imageHeight,
-                        cameraMatrix: c.cameraMatrix, distortionCoefficients: c.distortion)
+        camera = Camera(c)
         self.scenes = scenes
     }
 
-    public static func entry(file: String, scene: Scene) throws -> SceneEntry {
-        SceneEntry(file: file, markers: try SceneTruth.markers(of: scene).map {
-            Marker(id: $0.id, corners: $0.corners.map { [$0.x, $0.y] }, side: $0.side, rvec: $0.pose.rvec, tvec: $0.pose.tvec)
+    /// A scene's entry; with `camera`, the scene's camera is written in it; with `sampled`, what is
+    /// printed beside each marker.
+    public static func entry(file: String, scene: Scene, sampled: SampledScene? = nil, camera: Bool = false) throws -> SceneEntry {
+        var entry = SceneEntry(file: file, markers: try SceneTruth.markers(of: scene).enumerated().map { k, truth in
+            var marker = Marker(id: truth.id, corners: truth.corners.map { [$0.x, $0.y] }, side: truth.side, rvec: truth.pose.rvec, tvec: truth.pose.tvec)
+            if let sampled, k < sampled.markers.count { (marker.beside, marker.quietZone) = (sampled.markers[k].beside, sampled.markers[k].quietZone) }
+            return marker
         }, degradations: scene.degradations)
+        if camera { entry.camera = Camera(scene.camera) }
+        return entry
     }
 
     public func encoded() throws -> Data { try JSONFile.encode(self) }
@@ -63,12 +75,17 @@ public struct RenderTruthFile: FormattedJSONFile, Sendable {
         let count = MarkerDictionary.named(dictionary).count
         do { _ = try file.calibration() } catch let error as MarkerKitError { throw bad("camera: \(error.description)") }
         for scene in file.scenes {
+            do { _ = try file.calibration(of: scene) } catch let error as MarkerKitError { throw bad("\(scene.file): camera: \(error.description)") }
             let parts = scene.file.split(separator: "/")
             guard !scene.file.isEmpty, !scene.file.hasPrefix("/"), !parts.contains("..") else {
                 throw bad("image '\(scene.file)' is not a file inside the folder")
             }
             let d = scene.degradations
             guard [d.noise, d.blur].allSatisfy({ $0.isFinite && $0 >= 0 }) else { throw bad("\(scene.file): noise and blur must be finite and not negative") }
+            guard d.vignetting.isFinite, (0..<1).contains(d.vignetting), d.motionBlur.isFinite, (0...1000).contains(d.motionBlur),
+                  d.motionBlurAngle.isFinite, d.shadows.allSatisfy(\.isValid), d.sensorNoise?.isValid ?? true else {
+                throw bad("\(scene.file): vignetting must be 0 to below 1, motion blur 0-1000 px at a finite angle, shadows polygons of 3 points or more with darkness 0-1, sensor noise positive electrons")
+            }
             for m in scene.markers {
                 guard (0..<count).contains(m.id) else { throw bad("\(scene.file): marker ID \(m.id) is outside 0-\(count - 1) of \(dictionary.rawValue)") }
                 guard m.corners.count == 4, m.corners.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isFinite) }),
@@ -85,11 +102,23 @@ public struct RenderTruthFile: FormattedJSONFile, Sendable {
         MarkerDictionary.named(dictionary.flatMap { MarkerDictionary.Name(parsing: $0) } ?? .arucoOriginal)
     }
 
-    /// The camera the scenes were rendered through.
-    public func calibration() throws -> CameraCalibration {
-        guard let model = CameraCalibration.Model(rawValue: camera.model) else { throw MarkerKitError.badInput("unknown model '\(camera.model)'") }
-        return try CameraCalibration(name: camera.name, model: model, cameraMatrix: camera.cameraMatrix, distortion: camera.distortionCoefficients,
-                                     imageWidth: camera.imageWidth, imageHeight: camera.imageHeight)
+    /// The camera the scenes were rendered through (those without a camera of their own).
+    public func calibration() throws -> CameraCalibration { try camera.calibration() }
+
+    /// The camera `scene` was rendered through.
+    public func calibration(of scene: SceneEntry) throws -> CameraCalibration { try (scene.camera ?? camera).calibration() }
+}
+
+extension RenderTruthFile.Camera {
+    init(_ c: CameraCalibration) {
+        self.init(name: c.name, model: c.model.rawValue, imageWidth: c.imageWidth, imageHeight: c.imageHeight,
+                  cameraMatrix: c.cameraMatrix, distortionCoefficients: c.distortion)
+    }
+
+    func calibration() throws -> CameraCalibration {
+        guard let model = CameraCalibration.Model(rawValue: model) else { throw MarkerKitError.badInput("unknown model '\(model)'") }
+        return try CameraCalibration(name: name, model: model, cameraMatrix: cameraMatrix, distortion: distortionCoefficients,
+                                     imageWidth: imageWidth, imageHeight: imageHeight)
     }
 }
 

@@ -75,6 +75,17 @@ public enum TargetPattern: Sendable {
     /// A chessboard in OpenCV's calibration frame: the first inner corner at the origin, x along
     /// columns, y along rows; white paper one square beyond the board.
     case checkerboard(Checkerboard)
+    /// Print beside markers, never in the truth. Each is drawn in the marker's frame (centre at the
+    /// origin, x right, y up, printed side towards +z) and is nothing beyond its own rectangle.
+    /// Gray patches in a grid, as a colour checker looks to a gray camera: `levels` row-major from the
+    /// top row (0 black ink, 1 white paper), each patch `patch` mm square, `gap` mm of white paper
+    /// between and around them.
+    case patches(columns: Int, rows: Int, patch: Double, gap: Double, levels: [Double])
+    /// Lines of capitals and digits in a 5x7 dot font (`DotFont`), top line first, glyphs `height` mm
+    /// tall, one dot of paper between glyphs and three between lines, in ink of level `ink` on white.
+    case text(lines: [String], height: Double, ink: Double)
+    /// Plain white paper, `width` x `height` mm: a card the print and markers are stuck on.
+    case paper(width: Double, height: Double)
 }
 
 /// One planar target and its pose.
@@ -110,7 +121,75 @@ public struct Degradations: Sendable, Equatable, Codable {
     /// The flat background's gray level.
     public var background: Double = 110
 
+    // What a phone camera adds. Truth files written before these existed hold none of them: absent, each
+    // is off.
+
+    /// Light lost towards the image corners through the lens (0-1): a cos⁴-like falloff that darkens the
+    /// corner pixels by this fraction (`Vignetting`).
+    public var vignetting: Double = 0
+    /// Soft-edged shadows across the image (`Shadow`).
+    public var shadows: [Shadow] = []
+    /// Motion blur: the camera moved `motionBlur` px during the exposure, in the direction
+    /// `motionBlurAngle` degrees (0 along +x, 90 along +y). Applied after the Gaussian blur.
+    public var motionBlur: Double = 0
+    public var motionBlurAngle: Double = 0
+    /// Noise of a sensor behind a tone curve, larger in the dark (`SensorNoise`); added to `noise`.
+    public var sensorNoise: SensorNoise? = nil
+
     public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case black, white, gradient, gradientAngle, noise, blur, jpegQuality, occlusion, texturedBackground, background
+        case vignetting, shadows, motionBlur, motionBlurAngle, sensorNoise
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        black = try c.decode(Double.self, forKey: .black)
+        white = try c.decode(Double.self, forKey: .white)
+        gradient = try c.decode(Double.self, forKey: .gradient)
+        gradientAngle = try c.decode(Double.self, forKey: .gradientAngle)
+        noise = try c.decode(Double.self, forKey: .noise)
+        blur = try c.decode(Double.self, forKey: .blur)
+        jpegQuality = try c.decodeIfPresent(Int.self, forKey: .jpegQuality)
+        occlusion = try c.decode(Double.self, forKey: .occlusion)
+        texturedBackground = try c.decode(Bool.self, forKey: .texturedBackground)
+        background = try c.decode(Double.self, forKey: .background)
+        vignetting = try c.decodeIfPresent(Double.self, forKey: .vignetting) ?? 0
+        shadows = try c.decodeIfPresent([Shadow].self, forKey: .shadows) ?? []
+        motionBlur = try c.decodeIfPresent(Double.self, forKey: .motionBlur) ?? 0
+        motionBlurAngle = try c.decodeIfPresent(Double.self, forKey: .motionBlurAngle) ?? 0
+        sensorNoise = try c.decodeIfPresent(SensorNoise.self, forKey: .sensorNoise)
+    }
+
+    /// The phone's degradations are written only when on, so that other truth files read as before.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(black, forKey: .black)
+        try c.encode(white, forKey: .white)
+        try c.encode(gradient, forKey: .gradient)
+        try c.encode(gradientAngle, forKey: .gradientAngle)
+        try c.encode(noise, forKey: .noise)
+        try c.encode(blur, forKey: .blur)
+        try c.encodeIfPresent(jpegQuality, forKey: .jpegQuality)
+        try c.encode(occlusion, forKey: .occlusion)
+        try c.encode(texturedBackground, forKey: .texturedBackground)
+        try c.encode(background, forKey: .background)
+        if vignetting != 0 { try c.encode(vignetting, forKey: .vignetting) }
+        if !shadows.isEmpty { try c.encode(shadows, forKey: .shadows) }
+        if motionBlur != 0 {
+            try c.encode(motionBlur, forKey: .motionBlur)
+            try c.encode(motionBlurAngle, forKey: .motionBlurAngle)
+        }
+        try c.encodeIfPresent(sensorNoise, forKey: .sensorNoise)
+    }
+
+    /// The noise's standard deviation in gray levels at `level`: the Gaussian noise and the sensor's
+    /// together.
+    public func noise(at level: Double) -> Double {
+        guard let sensor = sensorNoise?.sigma(at: level) else { return noise }
+        return (noise * noise + sensor * sensor).squareRoot()
+    }
 }
 
 /// A camera looking at planar targets: everything needed to render one image and know its truth.

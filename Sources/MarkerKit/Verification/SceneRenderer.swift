@@ -6,10 +6,22 @@ import Foundation
 /// the nearest target's pattern looked up analytically. Pixels whose centre and four corners agree take
 /// that value; the others (edges) average 64 samples in an n-rooks pattern, which resolves an
 /// axis-aligned edge to 1/128 px. Then lighting, blur, noise and JPEG, each a parameter.
+/// The image is rendered in tiles of 32x32 pixels: a tile no target's outline (projected through the
+/// lens) comes near is background without taking a pixel through the lens, and the others look up only
+/// the targets that come near them, so a 12 MP photo with a few markers costs what those markers cover.
 /// Pixel convention as OpenCV: pixel (i, j) is centred on integer coordinates (i, j).
 public final class SceneRenderer {
-    /// Normalized coordinates of the pixel-corner lattice, cached per camera and size.
-    private var lattice: (key: String, xy: [Double])?
+    /// Normalized coordinates of the pixel-corner lattice, by camera and image size, then by tile.
+    private var lattices: [String: [Int: [Double]]] = [:]
+    private var latticePoints = 0
+    /// Pixel corners kept at most (16 bytes each); beyond it the kept lattices are dropped.
+    static let latticeBudget = 12_000_000
+    /// Per camera: the normalized radius up to which the lens maps rays to pixels one to one.
+    private var lensRanges: [String: Double] = [:]
+    static let tile = 32
+    /// Look for targets only in the tiles their outline comes near (off in tests: every target in every
+    /// tile, which must give the same image).
+    var skipsTilesOutsideTargets = true
 
     public init() {}
 
@@ -22,54 +34,84 @@ public final class SceneRenderer {
     public func render(_ scene: Scene) throws -> GrayImage {
         let w = scene.width, h = scene.height
         guard w > 0, h > 0, w <= 8192, h <= 8192 else { throw MarkerKitError.invalidArgument("render size \(w)x\(h) is outside 1-8192") }
-        let grid = try latticeFor(scene)
+        let c = scene.camera
+        let key = "\(c.cameraMatrix)\(c.distortion)\(c.model)\(w)x\(h)"
         let planes = scene.targets.map { Plane(target: $0) }
+        let boxes = try zip(scene.targets, planes).map {
+            skipsTilesOutsideTargets ? try imageBox(of: $0, extent: $1.albedo.extent, camera: c, key: key) : nil
+        }
         let d = scene.degradations
         var noiseSource = SeededRandom(seed: scene.seed)
         let texture = d.texturedBackground ? ValueNoise(seed: noiseSource.next()) : nil
+        let light = try LightMap.make(d, width: w, height: h)
         var pixels = [UInt8](repeating: 0, count: w * h)
-        let stride = w + 1
         let gx = cos(d.gradientAngle * Double.pi / 180), gy = sin(d.gradientAngle * Double.pi / 180)
-        grid.withUnsafeBufferPointer { lattice in
-            func albedo(_ nx: Double, _ ny: Double) -> Double {
-                var best = -1.0, depth = Double.infinity // -1: background
-                for plane in planes {
-                    if let (value, z) = plane.hit(nx, ny), z < depth { best = value; depth = z }
-                }
-                return best
+        let n = Self.tile
+        var cornerAlbedo = [Double](repeating: 0, count: (n + 1) * (n + 1))
+        try pixels.withUnsafeMutableBufferPointer { out in
+            func background(_ x: Int, _ y: Int) -> Double {
+                texture.map { d.background * (0.6 + 0.8 * $0.value(Double(x) / 40, Double(y) / 40)) } ?? d.background
             }
-            // Every pixel corner is shared by four pixels: look each up once.
-            var cornerAlbedo = [Double](repeating: 0, count: (w + 1) * (h + 1))
-            for i in cornerAlbedo.indices { cornerAlbedo[i] = albedo(lattice[2 * i], lattice[2 * i + 1]) }
-            for y in 0..<h {
-                for x in 0..<w {
-                    let c00 = y * stride + x, c10 = c00 + 1, c01 = c00 + stride, c11 = c01 + 1
-                    let (x00, y00) = (lattice[2 * c00], lattice[2 * c00 + 1]), (x10, y10) = (lattice[2 * c10], lattice[2 * c10 + 1])
-                    let (x01, y01) = (lattice[2 * c01], lattice[2 * c01 + 1]), (x11, y11) = (lattice[2 * c11], lattice[2 * c11 + 1])
-                    func point(_ sx: Double, _ sy: Double) -> (Double, Double) {
-                        let topX = x00 + (x10 - x00) * sx, topY = y00 + (y10 - y00) * sx
-                        let bottomX = x01 + (x11 - x01) * sx, bottomY = y01 + (y11 - y01) * sx
-                        return (topX + (bottomX - topX) * sy, topY + (bottomY - topY) * sy)
+            func store(_ shaded: Double, _ x: Int, _ y: Int) {
+                var value = shaded
+                if d.gradient != 0 {
+                    value *= 1 + d.gradient * ((Double(x) / Double(w) - 0.5) * gx + (Double(y) / Double(h) - 0.5) * gy)
+                }
+                if let light { value *= Double(light[y * w + x]) }
+                out[y * w + x] = UInt8(max(0, min(255, value.rounded())))
+            }
+            for y0 in stride(from: 0, to: h, by: n) {
+                for x0 in stride(from: 0, to: w, by: n) {
+                    let x1 = min(w, x0 + n), y1 = min(h, y0 + n)
+                    // The tile's pixels span x0 - 0.5 to x1 - 0.5.
+                    let near = planes.indices.filter { i in
+                        boxes[i].map { $0.maxX >= Double(x0) - 0.5 && $0.minX <= Double(x1) - 0.5
+                            && $0.maxY >= Double(y0) - 0.5 && $0.minY <= Double(y1) - 0.5 } ?? true
+                    }.map { planes[$0] }
+                    guard !near.isEmpty else {
+                        for y in y0..<y1 { for x in x0..<x1 { store(background(x, y), x, y) } }
+                        continue
                     }
-                    let background = texture.map { d.background * (0.6 + 0.8 * $0.value(Double(x) / 40, Double(y) / 40)) } ?? d.background
-                    func shade(_ a: Double) -> Double { a < 0 ? background : d.black + (d.white - d.black) * a }
-                    let a00 = cornerAlbedo[c00]
-                    let centre = point(0.5, 0.5)
-                    var value: Double
-                    if a00 == cornerAlbedo[c10] && a00 == cornerAlbedo[c01] && a00 == cornerAlbedo[c11] && a00 == albedo(centre.0, centre.1) {
-                        value = shade(a00)
-                    } else {
-                        value = 0
-                        for (sx, sy) in Self.edgeSamples {
-                            let (nx, ny) = point(sx, sy)
-                            value += shade(albedo(nx, ny))
+                    let lattice = try tileLattice(key: key, camera: c, x0: x0, y0: y0, x1: x1, y1: y1, imageWidth: w)
+                    lattice.withUnsafeBufferPointer { lattice in
+                        func albedo(_ nx: Double, _ ny: Double) -> Double {
+                            var best = -1.0, depth = Double.infinity // -1: background
+                            for plane in near {
+                                if let (value, z) = plane.hit(nx, ny), z < depth { best = value; depth = z }
+                            }
+                            return best
                         }
-                        value /= Double(Self.edgeSamples.count)
+                        // Every pixel corner is shared by four pixels: look each up once.
+                        let stride = x1 - x0 + 1
+                        for i in 0..<(stride * (y1 - y0 + 1)) { cornerAlbedo[i] = albedo(lattice[2 * i], lattice[2 * i + 1]) }
+                        for y in y0..<y1 {
+                            for x in x0..<x1 {
+                                let c00 = (y - y0) * stride + x - x0, c10 = c00 + 1, c01 = c00 + stride, c11 = c01 + 1
+                                let (x00, y00) = (lattice[2 * c00], lattice[2 * c00 + 1]), (x10, y10) = (lattice[2 * c10], lattice[2 * c10 + 1])
+                                let (x01, y01) = (lattice[2 * c01], lattice[2 * c01 + 1]), (x11, y11) = (lattice[2 * c11], lattice[2 * c11 + 1])
+                                func point(_ sx: Double, _ sy: Double) -> (Double, Double) {
+                                    let topX = x00 + (x10 - x00) * sx, topY = y00 + (y10 - y00) * sx
+                                    let bottomX = x01 + (x11 - x01) * sx, bottomY = y01 + (y11 - y01) * sx
+                                    return (topX + (bottomX - topX) * sy, topY + (bottomY - topY) * sy)
+                                }
+                                func shade(_ a: Double) -> Double { a < 0 ? background(x, y) : d.black + (d.white - d.black) * a }
+                                let a00 = cornerAlbedo[c00]
+                                let centre = point(0.5, 0.5)
+                                var value: Double
+                                if a00 == cornerAlbedo[c10] && a00 == cornerAlbedo[c01] && a00 == cornerAlbedo[c11] && a00 == albedo(centre.0, centre.1) {
+                                    value = shade(a00)
+                                } else {
+                                    value = 0
+                                    for (sx, sy) in Self.edgeSamples {
+                                        let (nx, ny) = point(sx, sy)
+                                        value += shade(albedo(nx, ny))
+                                    }
+                                    value /= Double(Self.edgeSamples.count)
+                                }
+                                store(value, x, y)
+                            }
+                        }
                     }
-                    if d.gradient != 0 {
-                        value *= 1 + d.gradient * ((Double(x) / Double(w) - 0.5) * gx + (Double(y) / Double(h) - 0.5) * gy)
-                    }
-                    pixels[y * w + x] = UInt8(max(0, min(255, value.rounded())))
                 }
             }
         }
@@ -79,18 +121,17 @@ public final class SceneRenderer {
         return image
     }
 
-    /// Normalized image coordinates (x/z, y/z) of every pixel corner (i - 0.5, j - 0.5).
-    private func latticeFor(_ scene: Scene) throws -> [Double] {
-        let c = scene.camera
-        let key = "\(c.cameraMatrix)\(c.distortion)\(c.model)\(scene.width)x\(scene.height)"
-        if let lattice, lattice.key == key { return lattice.xy }
-        var corners = [Double](repeating: 0, count: 2 * (scene.width + 1) * (scene.height + 1))
-        var i = 0
-        for y in 0...scene.height {
-            for x in 0...scene.width {
-                corners[i] = Double(x) - 0.5
-                corners[i + 1] = Double(y) - 0.5
-                i += 2
+    /// Normalized image coordinates (x/z, y/z) of the pixel corners (i - 0.5, j - 0.5) of a tile, i from
+    /// x0 to x1 and j from y0 to y1, row by row; kept for the next render through the same camera.
+    private func tileLattice(key: String, camera c: CameraCalibration, x0: Int, y0: Int, x1: Int, y1: Int, imageWidth: Int) throws -> [Double] {
+        let index = (y0 / Self.tile) * (imageWidth / Self.tile + 1) + x0 / Self.tile
+        if let kept = lattices[key]?[index] { return kept }
+        var corners: [Double] = []
+        corners.reserveCapacity(2 * (x1 - x0 + 1) * (y1 - y0 + 1))
+        for y in y0...y1 {
+            for x in x0...x1 {
+                corners.append(Double(x) - 0.5)
+                corners.append(Double(y) - 0.5)
             }
         }
         var normalized = [Double](repeating: 0, count: corners.count)
@@ -98,8 +139,64 @@ public final class SceneRenderer {
                                    c.bridgeModel, &normalized) >= 0 else {
             throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
         }
-        lattice = (key, normalized)
+        if latticePoints + corners.count / 2 > Self.latticeBudget {
+            lattices = [:]
+            latticePoints = 0
+        }
+        lattices[key, default: [:]][index] = normalized
+        latticePoints += corners.count / 2
         return normalized
+    }
+
+    /// Pixels, OpenCV's convention.
+    struct Box { let minX, minY, maxX, maxY: Double }
+
+    /// Where a target can show in the image: the box around its outline (32 points a side) projected
+    /// through the lens, 2 px wider; or nil (anywhere) when that cannot be trusted: part of the outline
+    /// behind the camera, or beyond the radius up to which the lens maps rays to pixels one to one.
+    private func imageBox(of target: Target, extent e: (minU: Double, maxU: Double, minV: Double, maxV: Double),
+                          camera: CameraCalibration, key: String) throws -> Box? {
+        let steps = 32
+        var outline: [(Double, Double, Double)] = []
+        for k in 0..<steps {
+            let t = Double(k) / Double(steps)
+            outline += [(e.minU + t * (e.maxU - e.minU), e.minV, 0), (e.maxU, e.minV + t * (e.maxV - e.minV), 0),
+                        (e.maxU - t * (e.maxU - e.minU), e.maxV, 0), (e.minU, e.maxV - t * (e.maxV - e.minV), 0)]
+        }
+        let r = target.pose.rotation, p = target.pose.tvec
+        let distance = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).squareRoot()
+        var radius = 0.0
+        for (u, v, _) in outline {
+            let x = r[0] * u + r[1] * v + p[0], y = r[3] * u + r[4] * v + p[1], z = r[6] * u + r[7] * v + p[2]
+            guard z > 1e-6 * max(distance, 1) else { return nil }
+            radius = max(radius, (x * x + y * y).squareRoot() / z)
+        }
+        guard radius < (try lensRange(camera, key: key)) else { return nil }
+        let points = try SceneTruth.project(outline, pose: target.pose, camera: camera)
+        return Box(minX: points.map(\.x).min()! - 2, minY: points.map(\.y).min()! - 2,
+                   maxX: points.map(\.x).max()! + 2, maxY: points.map(\.y).max()! + 2)
+    }
+
+    /// The normalized radius (at most 4, 76 degrees off the axis) up to which the lens model sends rays
+    /// farther out to pixels farther out, in eight directions: within it the projection of a target's
+    /// outline encloses the target.
+    private func lensRange(_ camera: CameraCalibration, key: String) throws -> Double {
+        if let range = lensRanges[key] { return range }
+        let steps = 400, limit = 4.0
+        var range = limit
+        for k in 0..<8 {
+            let a = Double(k) * Double.pi / 4
+            let ray = (0...steps).map { i in (limit * Double(i) / Double(steps) * cos(a), limit * Double(i) / Double(steps) * sin(a), 1.0) }
+            let pixels = try SceneTruth.project(ray, pose: Pose3D(rvec: [0, 0, 0], tvec: [0, 0, 0]), camera: camera)
+            var last = 0.0
+            for i in 1...steps {
+                let out = pixels[i].distance(to: pixels[0])
+                guard out.isFinite, out > last else { range = min(range, limit * Double(i - 1) / Double(steps)); break }
+                last = out
+            }
+        }
+        lensRanges[key] = range
+        return range
     }
 
     /// Covers part of each marker with a gray slab from one side.
@@ -140,10 +237,11 @@ public final class SceneRenderer {
             h = Plane.invert(m)
             albedo = PatternAlbedo(target.pattern)
             // The camera (the origin) is on the printed side when it lies along the target's front normal:
-            // +z for a marker (OpenCV's marker frame), -z for a checkerboard (OpenCV's calibration frame).
+            // +z for a marker (OpenCV's marker frame) and print beside it, -z for a checkerboard (OpenCV's
+            // calibration frame).
             let towardsCamera = -(r[2] * t[0] + r[5] * t[1] + r[8] * t[2])
             switch target.pattern {
-            case .marker, .foreignMarker: facesCamera = towardsCamera > 0
+            case .marker, .foreignMarker, .patches, .text, .paper: facesCamera = towardsCamera > 0
             case .checkerboard: facesCamera = towardsCamera < 0
             }
         }

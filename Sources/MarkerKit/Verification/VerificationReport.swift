@@ -10,7 +10,7 @@ public struct VerificationReport {
         let summary = summary
         return SheetDocument(title: "MarkerKit detection verification", pages: [
             SheetDocument.Page(size: page) { canvas in
-                canvas.text("Detection verification: \(summary.renders) renders \(summary.width)x\(summary.height), seed \(summary.seed)",
+                canvas.text("Detection verification: " + summary.heading,
                             x: 15, baseline: 18, size: 4.5, maxWidth: 180, bold: true)
                 Self.bars(canvas, Rect(x: 25, y: 35, width: 165, height: 95), breakdown: summary.bySize, title: "Recall (%) by marker side (px)",
                           value: { 100 * $0.recall }, top: 100)

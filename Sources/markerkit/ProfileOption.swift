@@ -1,0 +1,26 @@
+import ArgumentParser
+import MarkerKit
+
+/// What the renders of `render` and `verify markers` look like.
+enum RenderProfile: String, ExpressibleByArgument, CaseIterable {
+    /// One marker a render, over size, tilt, lighting, noise, blur and JPEG, through a webcam-like camera.
+    case `default`
+    /// Phone photos (issue 16): 8 and 12 MP, portrait and landscape, several markers with print beside
+    /// them, a phone's blur, noise, vignetting, shadows and JPEG.
+    case phone
+}
+
+/// `--profile`, and the options it leaves no room for.
+struct ProfileOption: ParsableArguments {
+    @Option(help: ArgumentHelp("What the renders look like: default (one marker a render, webcam-like camera) or phone (8 and 12 MP phone photos of several markers with print beside them, blur, noise, shadows and JPEG as a phone makes them).",
+                               valueName: "profile"))
+    var profile: RenderProfile = .default
+
+    var isPhone: Bool { profile == .phone }
+
+    /// The phone profile chooses its own image sizes and camera.
+    func check(size: String?, calibration: String?) throws {
+        guard isPhone, size != nil || calibration != nil else { return }
+        throw MarkerKitError.invalidArgument("--size and --calibration do not apply to --profile phone: its photos are 3024x4032 and 2448x3264, portrait and landscape, through a built-in phone camera")
+    }
+}
