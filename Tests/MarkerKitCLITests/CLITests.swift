@@ -28,6 +28,33 @@ struct CLI {
         return process
     }
 
+    /// markerkit started as `process` makes it, its output going to the files `<name>stdout.txt` and
+    /// `<name>stderr.txt` in `directory` (not pipes, which could fill and stop it while a test waits).
+    final class Started {
+        let process: Process
+        let outFile: URL, errFile: URL
+
+        init(_ arguments: [String], in directory: URL, filePrefix: String) throws {
+            process = CLI.process(arguments, in: directory)
+            outFile = directory.appendingPathComponent(filePrefix + "stdout.txt")
+            errFile = directory.appendingPathComponent(filePrefix + "stderr.txt")
+            FileManager.default.createFile(atPath: outFile.path, contents: nil)
+            FileManager.default.createFile(atPath: errFile.path, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: outFile)
+            process.standardError = try FileHandle(forWritingTo: errFile)
+            try process.run()
+        }
+
+        /// What it wrote, once it has exited; the files are removed.
+        func output() throws -> (stdout: String, stderr: String) {
+            let stdout = String(decoding: try Data(contentsOf: outFile), as: UTF8.self)
+            let stderr = String(decoding: try Data(contentsOf: errFile), as: UTF8.self)
+            try FileManager.default.removeItem(at: outFile)
+            try FileManager.default.removeItem(at: errFile)
+            return (stdout, stderr)
+        }
+    }
+
     static func run(_ arguments: [String], in directory: URL, executable: String? = nil, environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? binary

@@ -13,23 +13,15 @@ import Testing
     /// markerkit run like `CLI.run`, but killed after `seconds`: a command that hangs (opening a FIFO
     /// waits for a writer that never comes) fails the test instead of stopping the suite.
     static func run(_ arguments: [String], in dir: URL, seconds: Double = 20) throws -> (CLI.Result, timedOut: Bool) {
-        let process = CLI.process(arguments, in: dir)
-        let outFile = dir.appendingPathComponent(".stdout.txt"), errFile = dir.appendingPathComponent(".stderr.txt")
-        FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: outFile)
-        process.standardError = try FileHandle(forWritingTo: errFile)
-        try process.run()
+        let started = try CLI.Started(arguments, in: dir, filePrefix: ".")
+        let process = started.process
         let clock = ContinuousClock()
-        let started = clock.now
-        while process.isRunning && clock.now - started < .milliseconds(Int(seconds * 1000)) { usleep(10_000) }
+        let start = clock.now
+        while process.isRunning && clock.now - start < .milliseconds(Int(seconds * 1000)) { usleep(10_000) }
         let timedOut = process.isRunning
         if timedOut { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        let stdout = String(decoding: try Data(contentsOf: outFile), as: UTF8.self)
-        let stderr = String(decoding: try Data(contentsOf: errFile), as: UTF8.self)
-        try FileManager.default.removeItem(at: outFile)
-        try FileManager.default.removeItem(at: errFile)
+        let (stdout, stderr) = try started.output()
         if !timedOut { #expect(process.terminationReason == .exit, "markerkit \(arguments) died of a signal") }
         return (CLI.Result(status: process.terminationStatus, stdout: stdout, stderr: stderr), timedOut)
     }

@@ -33,13 +33,8 @@ import Testing
     /// SIGINT, and waits for it to exit.
     static func interrupt(_ arguments: [String], in dir: URL, after delay: Double = 0,
                           when ready: (Int32) -> Bool = catchesInterrupt) throws -> Stopped {
-        let process = CLI.process(arguments, in: dir)
-        let outFile = dir.appendingPathComponent("stdout.txt"), errFile = dir.appendingPathComponent("stderr.txt")
-        FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: outFile)
-        process.standardError = try FileHandle(forWritingTo: errFile)
-        try process.run()
+        let run = try CLI.Started(arguments, in: dir, filePrefix: "")
+        let process = run.process
         let clock = ContinuousClock()
         let started = clock.now
         while process.isRunning && !ready(process.processIdentifier) && clock.now - started < .seconds(120) { usleep(10_000) }
@@ -52,10 +47,7 @@ import Testing
         process.waitUntilExit()
         let took = clock.now - sent
         #expect(process.terminationReason == .exit, "markerkit \(arguments) died of a signal")
-        let stdout = String(decoding: try Data(contentsOf: outFile), as: UTF8.self)
-        let stderr = String(decoding: try Data(contentsOf: errFile), as: UTF8.self)
-        try FileManager.default.removeItem(at: outFile)
-        try FileManager.default.removeItem(at: errFile)
+        let (stdout, stderr) = try run.output()
         return Stopped(status: process.terminationStatus, stdout: stdout,
                        stderrLines: stderr.split(separator: "\n").filter { !$0.hasPrefix("\r") && !$0.isEmpty },
                        seconds: Double(took.components.seconds) + Double(took.components.attoseconds) * 1e-18)
