@@ -54,6 +54,8 @@ struct Render: ParsableCommand {
 
     @Option(help: "Seed: the same seed gives the same images.") var seed: UInt64 = 7
     @Option(help: "Number of images.") var count: Int = 20
+    @Option(help: ArgumentHelp("Begin at scene N of the seed (the render numbers verify markers reports): writes scene_N.png onwards.",
+                               valueName: "N")) var start: Int = 0
     @OptionGroup var dictionaryOption: DictionaryOption
     @OptionGroup var profileOption: ProfileOption
     @Option(help: ArgumentHelp("Image size in pixels, without --calibration (default 1280x720).", valueName: "WxH")) var size: String?
@@ -71,6 +73,7 @@ struct Render: ParsableCommand {
             return try renderClip(views: clip)
         }
         guard (1...100_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-100000") }
+        guard (0...1_000_000).contains(start) else { throw MarkerKitError.invalidArgument("--start \(start) is outside 0-1000000") }
         try checkDegradations(noise: noise ?? 0, blur: blur ?? 0)
         if let jpeg, !(1...100).contains(jpeg) { throw MarkerKitError.invalidArgument("--jpeg \(jpeg) is outside 1-100") }
         try profileOption.check(size: size, calibration: calibration)
@@ -90,7 +93,9 @@ struct Render: ParsableCommand {
             var entries: [RenderTruthFile.SceneEntry] = []
             var first: CameraCalibration?
             let progress = ProgressBar(label: "rendering")
-            for index in 0..<count {
+            // Scenes before --start are sampled (cheap) and not rendered.
+            for _ in 0..<start { _ = try sampler.nextScene() }
+            for index in start..<(start + count) {
                 let sampled = try sampler.nextScene()
                 var scene = sampled.scene
                 // The default profile renders without noise, blur or JPEG unless asked; the phone profile
@@ -108,7 +113,7 @@ struct Render: ParsableCommand {
                 first = first ?? scene.camera
                 let size = "\(image.width)x\(image.height)"
                 if !sizes.contains(size) { sizes.append(size) }
-                progress.update(index + 1, count, name)
+                progress.update(index - start + 1, count, name)
             }
             progress.finish()
             var files = OutputFiles()

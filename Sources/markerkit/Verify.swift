@@ -22,7 +22,7 @@ struct Verify: ParsableCommand {
             landscape, several markers of 20-250 px with gray patches, text or a second marker printed close \
             beside many of them, a phone's blur, motion blur, sensor noise, vignetting, shadows and JPEG): one \
             trial per marker, also broken down by optical blur, motion blur, JPEG quality, the print beside \
-            the marker and the paper between them. Default 100 renders (about 570 markers; 2-3 minutes on 2 cores).
+            the marker and the paper between them. Default 100 renders (about 520 markers; about 2 minutes on 2 cores).
 
             Renders are made and measured on every core at once (--jobs); every figure is the same as with \
             --jobs 1 but the times, which are each detector's own time per image while the other cores work \

@@ -83,7 +83,22 @@ import MarkerKit
         #expect(sampled.stdout.contains("\(truth.scenes[0].markers.count) markers in 1 renders"), "\(sampled.stdout)")
     }
 
+    /// `--start N` renders scene N of the seed and on, the same images and truth as rendering from 0.
+    @Test func renderStartsAtAScene() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(try CLI.run(["render", "--count", "3", "--size", "320x240", "--seed", "5", "-o", "all"], in: dir).status == 0)
+        let one = try CLI.run(["render", "--start", "2", "--count", "1", "--size", "320x240", "--seed", "5", "-o", "one"], in: dir)
+        #expect(one.status == 0, "\(one.stderr)")
+        #expect(try files(in: dir.appendingPathComponent("one")) == ["scene_002.png", "truth.json"])
+        #expect(try Data(contentsOf: dir.appendingPathComponent("one/scene_002.png")) == Data(contentsOf: dir.appendingPathComponent("all/scene_002.png")))
+        let all = try RenderTruthFile.read(from: dir.appendingPathComponent("all/truth.json"))
+        let alone = try RenderTruthFile.read(from: dir.appendingPathComponent("one/truth.json"))
+        #expect(alone.scenes[0].markers.map(\.corners) == all.scenes[2].markers.map(\.corners))
+    }
+
     static let badCases: [(arguments: [String], status: Int32, says: String)] = [
+        (["render", "--start=-1", "-o", "r"], 64, "--start -1"),
         (["render", "--profile", "tablet", "-o", "r"], 64, "'tablet' is invalid for '--profile"),
         (["verify", "markers", "--profile", "webcam"], 64, "'webcam' is invalid for '--profile"),
         (["verify", "markers", "--profile", "phone", "--size", "640x480"], 64, "do not apply to --profile phone"),
