@@ -16,22 +16,26 @@ struct Bench: ParsableCommand {
         (--profile phone of render and verify): 3024x4032 portrait, 4032x3024 landscape, and 3024x4032 with \
         print beside every marker, 4 photos each (1 with --quick). Chessboards at 1920x1080 with \
         and without a board in view: MarkerKit's finder against findChessboardCorners (default flags, \
-        FAST_CHECK) and findChessboardCornersSB. Run it on a release build: swift build -c release.
+        FAST_CHECK) and findChessboardCornersSB. --dictionary sets the rendered frames' and phone photos' \
+        markers and what every detector reads; the video (DICT_ARUCO_ORIGINAL) and the real photos (each \
+        as its expected.json says) keep their own. Run it on a release build: swift build -c release.
 
         Examples:
           .build/release/markerkit bench --quick
           .build/release/markerkit bench --json bench.json
+          .build/release/markerkit bench --only markers --dictionary 5x5_100
         """
     )
 
     @Flag(help: "Fewer sizes and repeats: under a minute on 2 cores.") var quick = false
     @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
     @Option(help: ArgumentHelp("Run only one part: markers, phone, photos or chessboards.", valueName: "part")) var only: Part?
-    @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: ../shared/data/real-photos if present).", valueName: "dir")) var photos: String?
+    @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: $MARKERKIT_REAL_PHOTOS, else ../shared/data/real-photos if present).", valueName: "dir")) var photos: String?
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
     @Option(help: ArgumentHelp("Runs per frame (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
     @Flag(help: "Also print MarkerKit's time per detector stage for every marker case.") var stages = false
     @Option(help: ArgumentHelp("The real video to include (default: ArUco's test video if present).", valueName: "file")) var video: String?
+    @OptionGroup var dictionaryOption: DictionaryOption
 
     func run() throws {
         let jsonURL = json.map { URL(fileURLWithPath: $0) }
@@ -42,7 +46,7 @@ struct Bench: ParsableCommand {
         if let videoURL, !FileManager.default.fileExists(atPath: videoURL.path) {
             throw MarkerKitError.missingInput("cannot read video '\(videoURL.path)': no such file")
         }
-        let defaultPhotos = "../shared/data/real-photos"
+        let defaultPhotos = ProcessInfo.processInfo.environment["MARKERKIT_REAL_PHOTOS"] ?? "../shared/data/real-photos"
         let photoFolder = photos.map { URL(fileURLWithPath: $0) }
             ?? (FileManager.default.fileExists(atPath: defaultPhotos + "/expected.json") ? URL(fileURLWithPath: defaultPhotos) : nil)
         let photoBench = photoFolder.map { RealPhotoBenchmark(folder: $0, repeats: quick ? 1 : 3) }
@@ -52,6 +56,7 @@ struct Bench: ParsableCommand {
         benchmark.includeChessboards = only == nil || only == .chessboards
         benchmark.includePhone = only == nil || only == .phone
         benchmark.stagesForEveryCase = stages
+        benchmark.dictionary = dictionaryOption.dictionary
         if let repeats {
             guard repeats >= 1 else { throw ValidationError("--repeats must be at least 1") }
             benchmark.repeatsOverride = repeats

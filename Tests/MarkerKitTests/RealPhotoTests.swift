@@ -5,8 +5,10 @@ import Testing
 /// Real camera photos that nobody on this project made (`../shared/data/real-photos`, beside the
 /// repository; several have no licence, so they are read from there and never copied in). Its
 /// `expected.json` gives per photo the dictionary and the IDs OpenCV finds at full and at half size.
+/// MARKERKIT_REAL_PHOTOS names the folder for a clone kept elsewhere.
 enum RealPhotos {
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    static let folder = ProcessInfo.processInfo.environment["MARKERKIT_REAL_PHOTOS"].map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data/real-photos")
 
     struct Expected: Decodable {
@@ -36,7 +38,7 @@ enum RealPhotos {
     static func expected() throws -> [(file: String, expected: Expected)] {
         let url = folder.appendingPathComponent("expected.json")
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw MarkerKitError.missingInput("the real photos are missing: expected \(url.path) (shared/ beside the repository)")
+            throw MarkerKitError.missingInput("the real photos are missing: expected \(url.path) (shared/ beside the repository, or set MARKERKIT_REAL_PHOTOS)")
         }
         let map = try JSONDecoder().decode([String: Expected].self, from: Data(contentsOf: url))
         return map.keys.sorted().map { ($0, map[$0]!) }

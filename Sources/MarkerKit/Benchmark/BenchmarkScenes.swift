@@ -45,9 +45,9 @@ public enum BenchmarkScenes {
         case besidePrint = "phone 3024x4032 beside print"
     }
 
-    /// `count` photos of a phone case.
-    public static func phone(_ phoneCase: PhoneCase, count: Int) throws -> [SampledScene] {
-        var sampler = PhoneSceneSampler(seed: UInt64(PhoneCase.allCases.firstIndex(of: phoneCase)! + 1))
+    /// `count` photos of a phone case, with markers of `dictionary`.
+    public static func phone(_ phoneCase: PhoneCase, count: Int, dictionary: MarkerDictionary = .arucoOriginal) throws -> [SampledScene] {
+        var sampler = PhoneSceneSampler(seed: UInt64(PhoneCase.allCases.firstIndex(of: phoneCase)! + 1), dictionary: dictionary)
         sampler.sizes = phoneCase == .landscape ? [(4032, 3024)] : [(3024, 4032)]
         if phoneCase == .besidePrint {
             sampler.printWeights = [0, 0.4, 0.4, 0.2]

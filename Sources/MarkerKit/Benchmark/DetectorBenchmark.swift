@@ -34,13 +34,15 @@ public struct DetectorBenchmark {
         public var stages: String = ""
         public let quick: Bool
         public let repeats: Int
+        /// The rendered cases' dictionary (OpenCV's name); real photos name theirs in their expected.json.
+        public var dictionary: String = MarkerDictionary.arucoOriginal.name
         public var markerCases: [Case]
         public var chessboardCases: [ChessboardCase]
 
         public var table: String {
             func f(_ v: Double?) -> String { v.map { String(format: "%8.2f", $0) } ?? "       -" }
             func r(_ v: Double?) -> String { v.map { String(format: "%5.1f%%", 100 * $0) } ?? "    - " }
-            var lines = ["marker detection: median ms per frame (ratio to markerkit) and recall", ""]
+            var lines = ["marker detection (rendered cases: \(dictionary)): median ms per frame (ratio to markerkit) and recall", ""]
             lines.append("case                                          markerkit        opencv                aruco3                threshold     recall mk / cv / a3")
             for c in markerCases {
                 let ours = c.milliseconds["markerkit"] ?? .nan
@@ -81,20 +83,26 @@ public struct DetectorBenchmark {
     public var includeChessboards = true
     /// Phone photos (`BenchmarkScenes.PhoneCase`): 4 of each case, 1 with `quick`.
     public var includePhone = true
+    /// The dictionary of the rendered cases (marker frames and phone photos), read by every contender.
+    /// The video keeps its own (ArUco's test video is DICT_ARUCO_ORIGINAL).
+    public var dictionary: MarkerDictionary = .arucoOriginal
 
     public init(quick: Bool) { self.quick = quick }
 
     /// The detector's buffers, kept from frame to frame as `track` keeps them.
     let workspace = DetectorWorkspace()
 
-    var contenders: [(String, (GrayImage) throws -> [MarkerDetection])] { [
-        ("markerkit", { [workspace] in var none: StageTimings? = nil; return try MarkerDetector().detect(in: $0, workspace: workspace, timings: &none) }),
-        ("opencv", { try OpenCVArucoDetector().detect(in: $0) }),
-        ("aruco3", { try OpenCVArucoDetector(aruco3: true).detect(in: $0) }),
+    func contenders(_ dictionary: MarkerDictionary) -> [(String, (GrayImage) throws -> [MarkerDetection])] { [
+        ("markerkit", { [workspace] in
+            var none: StageTimings? = nil
+            return try MarkerDetector(dictionary: dictionary).detect(in: $0, workspace: workspace, timings: &none)
+        }),
+        ("opencv", { try OpenCVArucoDetector(dictionary: dictionary).detect(in: $0) }),
+        ("aruco3", { try OpenCVArucoDetector(aruco3: true, dictionary: dictionary).detect(in: $0) }),
     ] }
 
     public func run(video: URL?, progress: (String) -> Void = { _ in }) throws -> Report {
-        var report = Report(quick: quick, repeats: repeats, markerCases: [], chessboardCases: [])
+        var report = Report(quick: quick, repeats: repeats, dictionary: dictionary.name, markerCases: [], chessboardCases: [])
         let sizes: [(Int, Int)] = onlySizes ?? (quick ? [(640, 480), (1920, 1080)] : [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)])
         let counts = quick ? [0, 10] : [0, 1, 10, 50]
         let renderer = SceneRenderer()
@@ -102,13 +110,13 @@ public struct DetectorBenchmark {
             for count in counts {
                 let name = "\(w)x\(h), \(count) marker\(count == 1 ? "" : "s")"
                 progress(name)
-                let scene = try BenchmarkScenes.markers(count: count, width: w, height: h, seed: UInt64(w * 31 + count))
+                let scene = try BenchmarkScenes.markers(count: count, width: w, height: h, seed: UInt64(w * 31 + count), dictionary: dictionary)
                 let image = try renderer.render(scene)
                 let truth = try SceneTruth.markers(of: scene)
-                report.markerCases.append(try measure(name: name, images: [image], truths: [truth]))
+                report.markerCases.append(try measure(name: name, images: [image], truths: [truth], dictionary: dictionary))
                 if w == 1920 && count == 10 {
                     var timings: StageTimings? = StageTimings()
-                    for _ in 0..<repeats { _ = try MarkerDetector().detect(in: image, workspace: workspace, timings: &timings) }
+                    for _ in 0..<repeats { _ = try MarkerDetector(dictionary: dictionary).detect(in: image, workspace: workspace, timings: &timings) }
                     report.stages = timings!.table
                 }
             }
@@ -119,15 +127,16 @@ public struct DetectorBenchmark {
             var images: [GrayImage] = []
             var frame = SourcedFrame.empty
             while images.count < (quick ? 30 : 145), try source.next(into: &frame) { images.append(try Grayscale.image(from: frame.frame)) }
-            report.markerCases.append(try measure(name: "\(video.lastPathComponent) (\(images.count) frames)", images: images, truths: nil))
+            report.markerCases.append(try measure(name: "\(video.lastPathComponent) (\(images.count) frames)", images: images, truths: nil,
+                                                  dictionary: .arucoOriginal))
         }
         if includePhone {
             for phoneCase in BenchmarkScenes.PhoneCase.allCases {
-                let scenes = try BenchmarkScenes.phone(phoneCase, count: quick ? 1 : 4)
+                let scenes = try BenchmarkScenes.phone(phoneCase, count: quick ? 1 : 4, dictionary: dictionary)
                 let name = "\(phoneCase.rawValue) (\(scenes.count) photo\(scenes.count == 1 ? "" : "s"))"
                 progress(name)
                 report.markerCases.append(try measure(name: name, images: try scenes.map { try renderer.render($0.scene) },
-                                                      truths: scenes.map { $0.markers.map(\.truth) }))
+                                                      truths: scenes.map { $0.markers.map(\.truth) }, dictionary: dictionary))
             }
         }
         if includeChessboards {
@@ -164,9 +173,9 @@ public struct DetectorBenchmark {
         return (Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18) * 1000
     }
 
-    func measure(name: String, images: [GrayImage], truths: [[SceneTruth.Marker]]?) throws -> Case {
+    func measure(name: String, images: [GrayImage], truths: [[SceneTruth.Marker]]?, dictionary: MarkerDictionary) throws -> Case {
         var milliseconds: [String: Double] = [:], recall: [String: Double] = [:], recall20: [String: Double] = [:]
-        for (contender, detect) in contenders {
+        for (contender, detect) in contenders(dictionary) {
             var times: [Double] = []
             var found = 0, present = 0, found20 = 0, present20 = 0
             for (index, image) in images.enumerated() {
@@ -203,7 +212,7 @@ public struct DetectorBenchmark {
             for image in images {
                 for _ in 0..<(images.count > 1 ? 1 : repeats) {
                     var timings: StageTimings? = StageTimings()
-                    _ = try MarkerDetector().detect(in: image, workspace: workspace, timings: &timings)
+                    _ = try MarkerDetector(dictionary: dictionary).detect(in: image, workspace: workspace, timings: &timings)
                     var run: [String: Double] = [:]
                     for stage in timings!.stages {
                         if !names.contains(stage.name) { names.append(stage.name) }
