@@ -296,27 +296,44 @@ public struct MarkerDetector: Sendable {
         let p = parameters
         guard let first = try read(quad, in: image, reader: reader),
               Double(first.borderErrors) <= p.maxBorderErrorRate * 24 else { return nil }
-        guard p.refineCorners else { return decode(first, quad: quad) }
+        guard p.refineCorners else { return checked(decode(first, quad: quad), grid: first, quad: quad, in: image, reader: reader) }
         // A black border: refine the corners and read the code again from them. The refined read is
         // the one reported; when both reads are sure they must agree, since a code read from a grid
         // that is a cell fraction off can be another valid ID.
         let refined = measure("corner refinement", &reader.timings) { CornerRefiner.refine(quad, in: image, scratch: &reader.refiner) }
         guard refined != quad else {
             // No edge could be fitted (an edge hidden or at the image border): the polygon's corners.
-            return decode(first, quad: quad)
+            return checked(decode(first, quad: quad), grid: first, quad: quad, in: image, reader: reader)
         }
         let early = decode(first, quad: quad)
         guard let second = try read(refined, in: image, reader: reader),
               Double(second.borderErrors) <= p.maxBorderErrorRate * 24 else { return nil }
         if let marker = decode(second, quad: refined) {
             if let early, early.id != marker.id { return nil }
-            return marker
+            return checked(marker, grid: second, quad: refined, in: image, reader: reader)
         } else if let early {
-            // Only the first read is sure: keep its code, report the refined corners in its order.
+            // Only the first read is sure: keep its code, report the refined corners in its order (the
+            // refined square, last unwarped, is in the same order as the first).
             let turn = (0..<4).first { early.quad[0] == quad[$0] } ?? 0
-            return MarkerDetection(id: early.id, quad: Quad(refined[turn], refined[(turn + 1) % 4], refined[(turn + 2) % 4], refined[(turn + 3) % 4]))
+            let marker = MarkerDetection(id: early.id, quad: Quad(refined[turn], refined[(turn + 1) % 4], refined[(turn + 2) % 4], refined[(turn + 3) % 4]))
+            return checked(marker, grid: first, quad: refined, in: image, reader: reader)
         }
         return nil
+    }
+
+    /// Stage 8b (`ReadCheck`) on a decoded read: `grid` is the read that decided the code, `quad` the
+    /// corners of the square last unwarped into the reader (in the grid's order).
+    private func checked(_ marker: MarkerDetection?, grid: Reading, quad: Quad, in image: GrayImage,
+                         reader: DetectorWorkspace.Reader) -> MarkerDetection? {
+        guard let marker, let decoded = dictionary.decode(grid.data) else { return marker }
+        let p = parameters
+        let code = dictionary.bits(for: decoded.id).rotatedClockwise(decoded.rotation)
+        guard ReadCheck.ringCellsAreInk(square: reader.square, pixelsPerCell: p.pixelsPerCell, code: code) else { return nil }
+        let helped = grid.data != code || grid.confidence < p.minCellConfidence
+        guard !helped || ReadCheck.borderStandsOut(quad: quad, in: image, square: reader.square, pixelsPerCell: p.pixelsPerCell, code: code) else {
+            return nil
+        }
+        return marker
     }
 
     /// Stages 5 to 7 on one quadrilateral: nil when its middle is flat.

@@ -1,0 +1,139 @@
+/// Stage 8b: two checks of a decoded read against the picture, for the two ways a valid code came out of
+/// something that was not that marker (found by the cross-talk test and the phone renders):
+/// - a blurred light square inside a black border reads as a code whose black data cells all touch the
+///   border (DICT_ARUCO_ORIGINAL's 1023 and the 15 others with a white 3x3 middle): such a read counts only
+///   when those cells are dark like the border's ink (`ringCellsAreInk`);
+/// - the dark band an adaptive threshold leaves around a light card on a dark background outlines the card
+///   as a candidate whose "border" is the background; a read that needed the code's help (unsure cells or
+///   a corrected cell) counts only when the border is darker than what lies just outside it
+///   (`borderStandsOut`), as a printed marker's black border is against its paper.
+enum ReadCheck {
+    /// The least darkness (0: the white cells' level, 1: the border's) a black data cell of a ring code
+    /// must have. Measured: ring-code markers read correctly in 300 default renders (8-400 px, tilt up to
+    /// 75 degrees, noise up to 8, blur) 0.68 at least (1% below 0.80); the two false reads 0.54 (phone
+    /// render 408 of seed 7: ID 895, 30 px, blurred, read as 1023) and 0.64 (a 9 px DICT_5X5_1000 marker).
+    static let minRingDarkness = 0.66
+    /// The least (outside - border) / (white - border) for a read with help. Measured on 158 markers read in
+    /// real photos and phone renders (print 0.4 cells beside some): 0.81 at least, median 1.01; the card
+    /// read as DICT_5X5_1000's 981 in the cross-talk test: -0.08.
+    static let minBorderStep = 0.4
+
+    /// Whether a code (as seen in the grid) has every black data cell on the ring next to the border.
+    static func isRingCode(_ bits: MarkerBits) -> Bool {
+        var middleWhite = true
+        for y in 1...3 { for x in 1...3 where (bits.raw >> UInt32(y * 5 + x)) & 1 == 0 { middleWhite = false } }
+        return middleWhite && bits.raw != (1 << 25) - 1
+    }
+
+    /// The mean gray of the middle of each of the 49 cells of an unwarped square.
+    static func cellMeans(_ square: GrayImage, pixelsPerCell: Int) -> InlineArray<49, Double> {
+        var means = InlineArray<49, Double>(repeating: 0)
+        let margin = pixelsPerCell / 4, inner = pixelsPerCell - 2 * margin
+        square.pixels.withUnsafeBufferPointer { pixels in
+            for index in 0..<49 {
+                let cx = index % 7, cy = index / 7
+                var sum = 0
+                for y in (cy * pixelsPerCell + margin)..<(cy * pixelsPerCell + margin + inner) {
+                    for x in (cx * pixelsPerCell + margin)..<(cx * pixelsPerCell + margin + inner) { sum += Int(pixels[y * square.width + x]) }
+                }
+                means[index] = Double(sum) / Double(inner * inner)
+            }
+        }
+        return means
+    }
+
+    /// The border's mean and the white data cells' mean of `code` (as seen in the grid).
+    static func levels(_ means: InlineArray<49, Double>, code: MarkerBits) -> (border: Double, white: Double) {
+        var border = 0.0, white = 0.0, whites = 0
+        for index in 0..<49 {
+            let x = index % 7, y = index / 7
+            if x == 0 || y == 0 || x == 6 || y == 6 {
+                border += means[index]
+            } else if (code.raw >> UInt32((y - 1) * 5 + (x - 1))) & 1 == 1 {
+                white += means[index]
+                whites += 1
+            }
+        }
+        return (border / 24, white / Double(max(whites, 1)))
+    }
+
+    /// For a ring code: every black data cell at least `minRingDarkness` of the way from the white cells'
+    /// level to the border's. Other codes pass.
+    static func ringCellsAreInk(square: GrayImage, pixelsPerCell: Int, code: MarkerBits) -> Bool {
+        guard isRingCode(code) else { return true }
+        let means = cellMeans(square, pixelsPerCell: pixelsPerCell)
+        let (border, white) = levels(means, code: code)
+        guard white > border else { return false }
+        for y in 1...5 {
+            for x in 1...5 where (code.raw >> UInt32((y - 1) * 5 + (x - 1))) & 1 == 0 {
+                if (white - means[y * 7 + x]) / (white - border) < minRingDarkness { return false }
+            }
+        }
+        return true
+    }
+
+    /// The paper half a cell outside the border at least `minBorderStep` of the way from the border's level
+    /// to the white cells'. Cells outside the image are left out; with fewer than 8 of the 28 inside, the
+    /// check passes (nothing to look at).
+    static func borderStandsOut(quad: Quad, in image: GrayImage, square: GrayImage, pixelsPerCell: Int, code: MarkerBits) -> Bool {
+        let (border, white) = levels(cellMeans(square, pixelsPerCell: pixelsPerCell), code: code)
+        guard white > border else { return false }
+        guard let map = SquareToQuad(quad) else { return true }
+        var sum = 0.0, count = 0
+        image.pixels.withUnsafeBufferPointer { pixels in
+            // The ring of cells around the border, 0.5 cell outside it: u, v in cells from the top-left corner.
+            for k in 0..<28 {
+                let along = Double(k % 7) + 0.5
+                let (u, v): (Double, Double)
+                switch k / 7 {
+                case 0: (u, v) = (along, -0.5)
+                case 1: (u, v) = (7.5, along)
+                case 2: (u, v) = (7 - along, 7.5)
+                default: (u, v) = (-0.5, 7 - along)
+                }
+                var cellSum = 0.0, cellCount = 0
+                for i in 0..<4 {
+                    let du = i & 1 == 0 ? -0.2 : 0.2, dv = i < 2 ? -0.2 : 0.2
+                    guard let value = bilinear(pixels, width: image.width, height: image.height, map.point(u: (u + du) / 7, v: (v + dv) / 7)) else { continue }
+                    cellSum += value
+                    cellCount += 1
+                }
+                if cellCount == 4 { sum += cellSum / 4; count += 1 }
+            }
+        }
+        guard count >= 8 else { return true }
+        return (sum / Double(count) - border) / (white - border) >= minBorderStep
+    }
+
+    static func bilinear(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, _ p: Point2) -> Double? {
+        guard p.x >= 0, p.y >= 0, p.x <= Double(width - 1), p.y <= Double(height - 1) else { return nil }
+        let x0 = min(Int(p.x), width - 2), y0 = min(Int(p.y), height - 2)
+        let fx = p.x - Double(x0), fy = p.y - Double(y0)
+        let a = Double(pixels[y0 * width + x0]), b = Double(pixels[y0 * width + x0 + 1])
+        let c = Double(pixels[(y0 + 1) * width + x0]), d = Double(pixels[(y0 + 1) * width + x0 + 1])
+        return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
+    }
+
+    /// The projective map of the unit square onto a quadrilateral: (0,0), (1,0), (1,1), (0,1) to corners
+    /// 0-3 (Heckbert's closed form).
+    struct SquareToQuad {
+        let a, b, c, d, e, f, g, h: Double
+
+        init?(_ q: Quad) {
+            let (x0, y0, x1, y1, x2, y2, x3, y3) = (q[0].x, q[0].y, q[1].x, q[1].y, q[2].x, q[2].y, q[3].x, q[3].y)
+            let sx = x0 - x1 + x2 - x3, sy = y0 - y1 + y2 - y3
+            let dx1 = x1 - x2, dx2 = x3 - x2, dy1 = y1 - y2, dy2 = y3 - y2
+            let den = dx1 * dy2 - dx2 * dy1
+            guard den != 0 else { return nil }
+            g = (sx * dy2 - dx2 * sy) / den
+            h = (dx1 * sy - sx * dy1) / den
+            a = x1 - x0 + g * x1; b = x3 - x0 + h * x3; c = x0
+            d = y1 - y0 + g * y1; e = y3 - y0 + h * y3; f = y0
+        }
+
+        func point(u: Double, v: Double) -> Point2 {
+            let w = g * u + h * v + 1
+            return Point2(x: (a * u + b * v + c) / w, y: (d * u + e * v + f) / w)
+        }
+    }
+}
