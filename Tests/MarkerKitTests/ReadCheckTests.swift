@@ -32,6 +32,21 @@ import Testing
         }
     }
 
+    /// A 23 px 6x6 marker that read as DICT_5X5_50's 30 (every 5x5 reader) with 4 of 25 cells unknown in
+    /// the cross-talk test with 300 renders: as an 8-cell grid it reads with none unknown.
+    @Test func sixBySixMarkerIsNotReadAs5x5() throws {
+        let render = 294, seed = UInt64(1000 * render + 17)
+        let scene = try BenchmarkScenes.markers(count: 12, width: 640, height: 480, seed: seed) { k in
+            try CrossTalkTests.pattern(.sixBySix, for: .dict5x5_50, k: k, render: render)!
+        }
+        let image = try SceneRenderer().render(scene)
+        for reader in [MarkerDictionary.dict5x5_50, .dict5x5_100, .dict5x5_250, .dict5x5_1000] {
+            let found = try MarkerDetector(dictionary: reader).detect(in: image)
+            #expect(found.isEmpty, "\(reader): \(found.map(\.id))")
+        }
+        #expect(try OpenCVArucoDetector(dictionary: .dict6x6_1000).detect(in: image).count >= 10)
+    }
+
     /// Ring-code markers are still read: blurred, small and tilted (the 16 ring IDs in 64 renders).
     @Test func ringCodeMarkersAreRead() throws {
         let camera = BuiltInCamera.webcam(width: 640, height: 480)

@@ -330,8 +330,21 @@ public struct MarkerDetector: Sendable {
         let code = dictionary.bits(for: decoded.id).rotatedClockwise(decoded.rotation)
         guard ReadCheck.ringCellsAreInk(square: reader.square, pixelsPerCell: p.pixelsPerCell, code: code) else { return nil }
         let helped = grid.data != code || grid.confidence < p.minCellConfidence
-        guard !helped || ReadCheck.borderStandsOut(quad: quad, in: image, square: reader.square, pixelsPerCell: p.pixelsPerCell, code: code) else {
-            return nil
+        guard helped else { return marker }
+        guard ReadCheck.borderStandsOut(quad: quad, in: image, square: reader.square, pixelsPerCell: p.pixelsPerCell, code: code) else { return nil }
+        // Doubtful cells: unsure ones and sure ones the code corrected.
+        var doubtful = 0
+        for y in 1...5 {
+            for x in 1...5 {
+                let fraction = grid.fractions[y * 7 + x]
+                let unsure = abs(fraction - 0.5) * 2 < p.minCellConfidence
+                let corrected = (fraction > 0.5) != ((code.raw >> UInt32((y - 1) * 5 + (x - 1))) & 1 == 1)
+                if unsure || corrected { doubtful += 1 }
+            }
+        }
+        if doubtful > p.maxUnsureCells {
+            let threshold = Otsu.split(reader.square, border: p.pixelsPerCell).threshold
+            if ReadCheck.readsBetterAsOtherGrid(square: reader.square, threshold: threshold, doubtful: doubtful, minConfidence: p.minCellConfidence) { return nil }
         }
         return marker
     }

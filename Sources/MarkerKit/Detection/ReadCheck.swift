@@ -1,4 +1,4 @@
-/// Stage 8b: two checks of a decoded read against the picture, for the two ways a valid code came out of
+/// Stage 8b: checks of a decoded read against the picture, for the ways a valid code came out of
 /// something that was not that marker (found by the cross-talk test and the phone renders):
 /// - a blurred light square inside a black border reads as a code whose black data cells all touch the
 ///   border (DICT_ARUCO_ORIGINAL's 1023 and the 15 others with a white 3x3 middle): such a read counts only
@@ -6,7 +6,10 @@
 /// - the dark band an adaptive threshold leaves around a light card on a dark background outlines the card
 ///   as a candidate whose "border" is the background; a read that needed the code's help (unsure cells or
 ///   a corrected cell) counts only when the border is darker than what lies just outside it
-///   (`borderStandsOut`), as a printed marker's black border is against its paper.
+///   (`borderStandsOut`), as a printed marker's black border is against its paper;
+/// - a 4x4 or 6x6 marker sampled as 7x7 cells leaves cells unknown where its cells straddle the grid's: a
+///   read with more than the usual 2 doubtful cells must not read clearly better as such a grid
+///   (`readsBetterAsOtherGrid`).
 enum ReadCheck {
     /// The least darkness (0: the white cells' level, 1: the border's) a black data cell of a ring code
     /// must have. Measured: ring-code markers read correctly in 300 default renders (8-400 px, tilt up to
@@ -103,6 +106,46 @@ enum ReadCheck {
         }
         guard count >= 8 else { return true }
         return (sum / Double(count) - border) / (white - border) >= minBorderStep
+    }
+
+    /// Cells of an n x n grid laid over the unwarped square that read less surely than `minConfidence`
+    /// (the share of light pixels in the middle half of each cell against `threshold`), and how many of its
+    /// border cells read light.
+    static func unsureCells(_ square: GrayImage, cells n: Int, threshold: Int, minConfidence: Double) -> (unsure: Int, lightBorder: Int) {
+        var unsure = 0, lightBorder = 0
+        let cell = Double(square.width) / Double(n)
+        square.pixels.withUnsafeBufferPointer { pixels in
+            for cy in 0..<n {
+                for cx in 0..<n {
+                    let x0 = Int((Double(cx) + 0.25) * cell + 0.5), x1 = Int((Double(cx) + 0.75) * cell + 0.5)
+                    let y0 = Int((Double(cy) + 0.25) * cell + 0.5), y1 = Int((Double(cy) + 0.75) * cell + 0.5)
+                    var light = 0
+                    for y in y0..<y1 { for x in x0..<x1 where Int(pixels[y * square.width + x]) > threshold { light += 1 } }
+                    let fraction = Double(light) / Double(max((x1 - x0) * (y1 - y0), 1))
+                    if cx == 0 || cy == 0 || cx == n - 1 || cy == n - 1 {
+                        if fraction > 0.5 { lightBorder += 1 }
+                    } else if abs(fraction - 0.5) * 2 < minConfidence {
+                        unsure += 1
+                    }
+                }
+            }
+        }
+        return (unsure, lightBorder)
+    }
+
+    /// Whether a read with `doubtful` data cells (unsure, or corrected by the code) reads clearly more
+    /// surely as a 4x4 or 6x6 marker (a 6 or 8 cell grid with a dark border and at least 3 unsure cells
+    /// fewer): the cells of a 6x6 marker straddle the 7-cell grid, and a few of them left unknown or
+    /// corrected let the rest match a 5x5 code (a 23 px 6x6 marker read as DICT_5X5_50's 30 in the
+    /// cross-talk test; as an 8-cell grid it has no unsure cell). Asked only of reads with more than the
+    /// usual 2 doubtful cells: a 5x5 marker's cells straddle an 8-cell grid's by an eighth of a cell, so a
+    /// sharp one reads surely either way.
+    static func readsBetterAsOtherGrid(square: GrayImage, threshold: Int, doubtful: Int, minConfidence: Double) -> Bool {
+        for n in stride(from: 6, through: 8, by: 2) {
+            let other = unsureCells(square, cells: n, threshold: threshold, minConfidence: minConfidence)
+            if other.lightBorder <= 1 && other.unsure + 3 <= doubtful { return true }
+        }
+        return false
     }
 
     static func bilinear(_ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, _ p: Point2) -> Double? {
