@@ -38,11 +38,7 @@ struct Detect: ParsableCommand {
 
     @OptionGroup var dictionaryOption: DictionaryOption
 
-    @Option(help: ArgumentHelp("A calibration: a name in Calibrations/ or an OpenCV FileStorage file (YAML/XML).", valueName: "name|file"))
-    var calibration: String?
-
-    @Option(help: ArgumentHelp("Side of the markers' outer black square, with a unit (50mm, 0.05m).", valueName: "length"))
-    var markerSize: String?
+    @OptionGroup var poseOptions: PoseOptions
 
     @Option(help: ArgumentHelp("Write the results as JSON to this file, or - for stdout.", valueName: "file|-"))
     var json: String?
@@ -60,14 +56,7 @@ struct Detect: ParsableCommand {
 
     func run() throws {
         let jobCount = try jobs.count()
-        let side = try markerSize.map { try Length.positive($0, what: "--marker-size") }
-        let camera = try calibration.map { try CalibrationStore.default.resolve($0) }
-        var estimator: MarkerPoseEstimator?
-        if let side, let camera {
-            estimator = MarkerPoseEstimator(calibration: camera, side: side.value(in: .m))
-        } else if side != nil || camera != nil {
-            note("poses need both --calibration and --marker-size; reporting corners only")
-        }
+        let estimator = try poseOptions.estimator()
         let annotationExisted = annotate.map { FileManager.default.fileExists(atPath: $0) } ?? true
         let annotationDirectory = try annotate.map { try Self.makeDirectory($0) }
         let jsonTarget = json ?? (jsonl ? "-" : nil)

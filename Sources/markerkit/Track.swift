@@ -4,14 +4,16 @@ import MarkerKit
 
 struct Track: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Live marker detection and pose from a camera (or a video file), as JSON lines.",
+        abstract: "Live marker detection from a camera (or a video file), as JSON lines; with a calibration, poses.",
         discussion: """
-        With a display, a preview window shows outlines, IDs, axes and cubes (q closes it and stops). \
+        Without --calibration and --marker-size each frame gives the markers' IDs and corners; with both, \
+        each marker's pose too. With a display, a preview window shows outlines, IDs, axes and cubes (q closes it and stops). \
         From a camera only the newest frame is processed, so the output never lags; frames skipped meanwhile \
         are counted as dropped. From a video file every frame is processed, and the output is the same as \
         'markerkit detect --jsonl' on that file. Ctrl-C stops; everything written so far stays.
 
         Examples:
+          markerkit track --device /dev/video0 --jsonl -
           markerkit track --device /dev/video0 --calibration webcam --marker-size 50mm --jsonl -
           markerkit track --device clip.avi --calibration intrinsics.yml --marker-size 5cm --record tracked.avi
         """
@@ -19,14 +21,12 @@ struct Track: ParsableCommand {
 
     @OptionGroup var source: SourceOptions
     @OptionGroup var dictionaryOption: DictionaryOption
-    @Option(help: ArgumentHelp("A stored calibration name or a calibration file.", valueName: "name|file")) var calibration: String
-    @Option(help: ArgumentHelp("Side of the markers' outer black square, with a unit.", valueName: "length")) var markerSize: String
+    @OptionGroup var poseOptions: PoseOptions
     @Option(help: ArgumentHelp("Write one JSON object per frame and line to this file, or - for stdout.", valueName: "file|-")) var jsonl: String?
     @Option(help: ArgumentHelp("Record the annotated picture to a video file (.avi or .mp4).", valueName: "file")) var record: String?
 
     func run() throws {
-        let side = try Length.positive(markerSize, what: "--marker-size")
-        let camera = try CalibrationStore.default.resolve(calibration)
+        let estimator = try poseOptions.estimator()
         let transform = try source.transform()
         let recordURL = record.map { URL(fileURLWithPath: $0) }
         if let recordURL {
@@ -40,8 +40,7 @@ struct Track: ParsableCommand {
         let isCamera = FrameSources.isCamera(source.device)
         let feed = FrameFeed(source: try source.open(color: recordURL != nil), isCamera: isCamera)
         defer { feed.stop() } // also when a frame throws: the reading thread must be done before exit
-        var analyzer = MarkerFrameAnalyzer(poseEstimator: MarkerPoseEstimator(calibration: camera, side: side.value(in: .m)),
-                                           transform: transform)
+        var analyzer = MarkerFrameAnalyzer(poseEstimator: estimator, transform: transform)
         analyzer.detector = MarkerDetector(dictionary: dictionaryOption.dictionary)
         var lines = try jsonl.map { _ in try JSONLines(url: jsonURL) }
         var writer: VideoFileWriter?

@@ -73,6 +73,24 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("tracked.avi").path))
     }
 
+    /// A new webcam has no calibration yet: `track` without one reports IDs and corners, frame for frame
+    /// those of `detect` (which then has none either), and no pose.
+    @Test func trackWithoutCalibrationGivesIDsAndCorners() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let video = Self.single.appendingPathComponent("video.avi").path
+        let track = try CLI.run(["track", "--device", video, "--jsonl", "-"], in: dir)
+        #expect(track.status == 0, "\(track.stderr)")
+        let detect = try CLI.run(["detect", video, "--jsonl"], in: dir)
+        #expect(track.stdout == detect.stdout)
+        #expect(track.stdout.split(separator: "\n").count == 145 && track.stdout.contains("\"corners\"") && !track.stdout.contains("\"pose\""))
+        #expect(track.stderr.contains("145 frames"))
+        // One of the two: a note, and corners only.
+        let half = try CLI.run(["track", "--device", video, "--marker-size", "5cm", "--jsonl", "-"], in: dir)
+        #expect(half.status == 0 && half.stderr.contains("poses need both --calibration and --marker-size"))
+        #expect(half.stdout == detect.stdout)
+    }
+
     @Test func theAssistantCapturesARenderedClipAndCalibrates() throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -1,0 +1,21 @@
+import ArgumentParser
+import MarkerKit
+
+/// `--calibration` and `--marker-size` of `detect` and `track`: with both, each marker gets its pose; with
+/// neither, IDs and corners only; with one, a note says what is missing.
+struct PoseOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("A calibration: a name in Calibrations/ or an OpenCV FileStorage file (YAML/XML).", valueName: "name|file"))
+    var calibration: String?
+
+    @Option(help: ArgumentHelp("Side of the markers' outer black square, with a unit (50mm, 0.05m).", valueName: "length"))
+    var markerSize: String?
+
+    /// The pose estimator when both options are given, nil otherwise (bad values throw).
+    func estimator() throws -> MarkerPoseEstimator? {
+        let side = try markerSize.map { try Length.positive($0, what: "--marker-size") }
+        let camera = try calibration.map { try CalibrationStore.default.resolve($0) }
+        if let side, let camera { return MarkerPoseEstimator(calibration: camera, side: side.value(in: .m)) }
+        if side != nil || camera != nil { note("poses need both --calibration and --marker-size; reporting corners only") }
+        return nil
+    }
+}
