@@ -13,12 +13,14 @@ demo:
 	$(SWIFT) build
 	scripts/demo $(BIN) demo-output
 
-# The suite, then the allocation check: track from a (fake) camera allocates nothing per frame; only an
-# optimised build can show that, so it builds one.
+# The suite, then another package built against MarkerKit by version (Examples/DetectMarkers), then the
+# allocation check: track from a (fake) camera allocates nothing per frame; only an optimised build can
+# show that, so it builds one.
 test:
 	scripts/install-deps --test
 	$(SWIFT) build
 	$(SWIFT) test
+	scripts/example-package-check
 	$(SWIFT) build -c release
 	scripts/allocations-per-frame --check
 

@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// OpenCV is linked library by library: pkg-config's `opencv4` would pull all 57 of them
-// (0.3 s start-up for every command instead of 0.01 s; see ARCHITECTURE.md).
+// OpenCV is linked library by library: pkg-config's `opencv4` would pull all 57 of them. (These six
+// still load 264 shared objects, GDAL and FFmpeg among them: start-up is about 0.2 s.)
 let openCVLibraries = [
     "opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_calib3d", "opencv_videoio", "opencv_aruco",
 ]
@@ -19,9 +19,13 @@ let package = Package(
     ],
     targets: [
         // The only C++ in the project: OpenCV behind a plain C header.
+        // OpenCV's headers through a committed symlink (opencv4 -> /usr/include/opencv4, Debian's
+        // libopencv-dev): a search path inside the package, where an -I flag would be an unsafe flag that
+        // keeps other packages from depending on MarkerKit by version.
         .target(
             name: "CVBridge",
-            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+            exclude: ["opencv4"],
+            cxxSettings: [.headerSearchPath("opencv4")],
             linkerSettings: openCVLibraries.map { .linkedLibrary($0) }
         ),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo",
