@@ -36,10 +36,11 @@ struct Bench: ParsableCommand {
     @Flag(help: "Also print MarkerKit's time per detector stage for every marker case.") var stages = false
     @Option(help: ArgumentHelp("The real video to include (default: ArUco's test video if present).", valueName: "file")) var video: String?
     @OptionGroup var dictionaryOption: DictionaryOption
+    @OptionGroup var forceOption: ForceOption
 
     func run() throws {
         let jsonURL = json.map { URL(fileURLWithPath: $0) }
-        if let jsonURL { try OutputFiles.checkDestination(jsonURL) }
+        if let jsonURL { try OutputFiles.checkDestination(jsonURL, force: forceOption.force) }
         let defaultVideo = "Tests/Fixtures/aruco-original-photos/single/video.avi"
         let videoURL = video.map { URL(fileURLWithPath: $0) }
             ?? (FileManager.default.fileExists(atPath: defaultVideo) ? URL(fileURLWithPath: defaultVideo) : nil)

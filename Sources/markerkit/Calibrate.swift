@@ -97,14 +97,14 @@ struct Calibrate: ParsableCommand {
         let store = CalibrationStore.default
         let target = output.map { URL(fileURLWithPath: $0) } ?? store.url(for: calibrationName)
         let targetFormat = try Self.storageFormat(for: target)
-        try OutputFiles.checkDestinationOrStore(target, isStore: output == nil)
+        try OutputFiles.checkDestinationOrStore(target, isStore: output == nil, force: true) // existence: below
         if !force && FileManager.default.fileExists(atPath: target.path) {
             throw MarkerKitError.cannotWrite("'\(target.relativePath)' exists: add --force to replace it, or choose another --name")
         }
         let reportTarget = try report.map { path -> (URL, OutputFormat) in
             let url = URL(fileURLWithPath: path)
             let format = try OutputFormat(for: url)
-            try OutputFiles.checkDestination(url)
+            try OutputFiles.checkDestination(url, force: force)
             return (url, format)
         }
 

@@ -60,7 +60,7 @@ struct Calibrations: ParsableCommand {
         func run() throws {
             let chosen = try CalibrationFormat(name: format)
             let url = URL(fileURLWithPath: output)
-            try OutputFiles.checkDestination(url)
+            try OutputFiles.checkDestination(url, force: force)
             let c = try CalibrationStore.default.resolve(name)
             try OutputFiles.writeProtected(try chosen.encode(c), to: url, force: force)
             print("wrote \(url.relativePath) (\(chosen.rawValue))")

@@ -39,6 +39,7 @@ struct Detect: ParsableCommand {
     @OptionGroup var dictionaryOption: DictionaryOption
 
     @OptionGroup var poseOptions: PoseOptions
+    @OptionGroup var forceOption: ForceOption
 
     @Option(help: ArgumentHelp("Write the results as JSON to this file, or - for stdout.", valueName: "file|-"))
     var json: String?
@@ -61,7 +62,7 @@ struct Detect: ParsableCommand {
         let annotationDirectory = try annotate.map { try Self.makeDirectory($0) }
         let jsonTarget = json ?? (jsonl ? "-" : nil)
         let jsonURL = jsonTarget.flatMap { $0 == "-" ? nil : URL(fileURLWithPath: $0) }
-        if let jsonURL { try OutputFiles.checkDestination(jsonURL) }
+        if let jsonURL { try OutputFiles.checkDestination(jsonURL, force: forceOption.force) }
         let jsonToStdout = jsonTarget == "-"
 
         let catalog = InputCatalog(paths: inputs)

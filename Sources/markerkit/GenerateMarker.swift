@@ -17,6 +17,7 @@ struct GenerateMarker: ParsableCommand {
     var id: Int
 
     @OptionGroup var dictionaryOption: DictionaryOption
+    @OptionGroup var forceOption: ForceOption
 
     @Option(help: ArgumentHelp("Side of the outer black square, with a unit (50mm, 2in).", valueName: "length"))
     var size: String
@@ -45,7 +46,7 @@ struct GenerateMarker: ParsableCommand {
             throw MarkerKitError.invalidArgument("marker ID \(id) is outside 0-\(dictionary.count - 1) of \(dictionary.name)")
         }
         let side = try Length.positive(size, what: "--size")
-        let destination = try SheetOptions.destination(output: output, dpi: dpi)
+        let destination = try SheetOptions.destination(output: output, dpi: dpi, force: forceOption.force)
         for ambiguity in dictionary.ambiguities where ambiguity.id == id {
             note("ID \(ambiguity)")
         }

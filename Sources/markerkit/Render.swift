@@ -58,6 +58,7 @@ struct Render: ParsableCommand {
                                valueName: "N")) var start: Int = 0
     @OptionGroup var dictionaryOption: DictionaryOption
     @OptionGroup var profileOption: ProfileOption
+    @OptionGroup var forceOption: ForceOption
     @Option(help: ArgumentHelp("Image size in pixels, without --calibration (default 1280x720).", valueName: "WxH")) var size: String?
     @Option(help: ArgumentHelp("Camera: a stored name or a calibration file.", valueName: "name|file")) var calibration: String?
     @Option(help: ArgumentHelp("Gaussian noise, standard deviation in gray levels (default 0).", valueName: "sigma")) var noise: Double?
@@ -80,6 +81,15 @@ struct Render: ParsableCommand {
         let phone = profileOption.isPhone
         let camera = phone ? nil : try renderCamera(calibration: calibration, size: size ?? "1280x720")
         let existed = FileManager.default.fileExists(atPath: output)
+        if existed && !forceOption.force {
+            // A set rendered earlier into the folder is not replaced without --force.
+            for name in ["truth.json"] + (start..<(start + count)).map({ String(format: "scene_%03d.png", $0) }) {
+                let path = URL(fileURLWithPath: output).appendingPathComponent(name)
+                if FileManager.default.fileExists(atPath: path.path) {
+                    throw MarkerKitError.cannotWrite("'\(path.relativePath)' exists: add --force to replace it")
+                }
+            }
+        }
         let directory = try Detect.makeDirectory(output, option: "-o")
         var written: [URL] = []
         var sizes: [String] = []
@@ -139,7 +149,7 @@ struct Render: ParsableCommand {
         guard (2...500).contains(views) else { throw MarkerKitError.invalidArgument("--clip \(views) is outside 2-500") }
         let url = URL(fileURLWithPath: output)
         guard url.pathExtension.lowercased() == "avi" else { throw MarkerKitError.cannotWrite("cannot write '\(output)': --clip writes an .avi") }
-        try OutputFiles.checkDestination(url)
+        try OutputFiles.checkDestination(url, force: forceOption.force)
         let camera = try renderCamera(calibration: calibration, size: size ?? "1280x720")
         var verification = try CalibrationVerification(camera: camera, width: camera.imageWidth, height: camera.imageHeight, views: views, seed: seed)
         verification.noise = noise ?? 0

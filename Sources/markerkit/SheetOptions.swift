@@ -19,6 +19,9 @@ struct SheetOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: ArgumentHelp("Output file: .pdf (all pages), .svg or .png (one file per page: name.svg, name-2.svg, ...).", valueName: "file"))
     var output: String
 
+    @Flag(help: "Replace output files that exist.")
+    var force = false
+
     func pageSize() throws -> PageSize {
         let size = try PageSize(parsing: page)
         return landscape ? size.landscape : size
@@ -27,17 +30,17 @@ struct SheetOptions: ParsableArguments {
     func marginLength() throws -> Length { try Length.nonNegative(margin, what: "--margin") }
 
     func destination() throws -> (url: URL, format: OutputFormat) {
-        try Self.destination(output: output, dpi: dpi)
+        try Self.destination(output: output, dpi: dpi, force: force)
     }
 
     /// The output file and its format, checked before any drawing so that nothing is drawn in vain.
-    static func destination(output: String, dpi: Double) throws -> (url: URL, format: OutputFormat) {
+    static func destination(output: String, dpi: Double, force: Bool) throws -> (url: URL, format: OutputFormat) {
         let url = URL(fileURLWithPath: output)
         let format = try OutputFormat(for: url)
         guard dpi.isFinite, dpi >= 10, dpi <= 4800 else {
             throw MarkerKitError.invalidArgument("--dpi \(dpi) is outside 10-4800")
         }
-        try OutputFiles.checkDestination(url)
+        try OutputFiles.checkDestination(url, force: force)
         return (url, format)
     }
 }

@@ -22,6 +22,7 @@ struct Track: ParsableCommand {
     @OptionGroup var source: SourceOptions
     @OptionGroup var dictionaryOption: DictionaryOption
     @OptionGroup var poseOptions: PoseOptions
+    @OptionGroup var forceOption: ForceOption
     @Option(help: ArgumentHelp("Write one JSON object per frame and line to this file, or - for stdout.", valueName: "file|-")) var jsonl: String?
     @Option(help: ArgumentHelp("Record the annotated picture to a video file (.avi or .mp4).", valueName: "file")) var record: String?
 
@@ -30,13 +31,13 @@ struct Track: ParsableCommand {
         let transform = try source.transform()
         let recordURL = record.map { URL(fileURLWithPath: $0) }
         if let recordURL {
-            try OutputFiles.checkDestination(recordURL)
+            try OutputFiles.checkDestination(recordURL, force: forceOption.force)
             guard ["avi", "mp4"].contains(recordURL.pathExtension.lowercased()) else {
                 throw MarkerKitError.cannotWrite("cannot record to '\(recordURL.path)': use .avi or .mp4")
             }
         }
         let jsonURL = jsonl.flatMap { $0 == "-" ? nil : URL(fileURLWithPath: $0) }
-        if let jsonURL { try OutputFiles.checkDestination(jsonURL) }
+        if let jsonURL { try OutputFiles.checkDestination(jsonURL, force: forceOption.force) }
         let isCamera = FrameSources.isCamera(source.device)
         let feed = FrameFeed(source: try source.open(color: recordURL != nil), isCamera: isCamera)
         defer { feed.stop() } // also when a frame throws: the reading thread must be done before exit

@@ -47,6 +47,7 @@ struct Verify: ParsableCommand {
         @OptionGroup var dictionaryOption: DictionaryOption
         @Option(help: ArgumentHelp("Write plots: recall by size, corner error by tilt (.pdf, .png, .svg).", valueName: "file")) var report: String?
         @OptionGroup var jobs: JobsOption
+        @OptionGroup var forceOption: ForceOption
 
         /// Renders by default: 1000 of one marker, 100 phone photos of several.
         static let defaultRenders = 1000, defaultPhoneRenders = 100
@@ -71,11 +72,11 @@ struct Verify: ParsableCommand {
             let camera = try truthFile.map { try $0.file.calibration() }
                 ?? (phone ? BuiltInCamera.phone(width: 3024, height: 4032) : renderCamera(calibration: calibration, size: size ?? "1280x720"))
             let jsonURL = json.map { URL(fileURLWithPath: $0) }
-            if let jsonURL { try OutputFiles.checkDestination(jsonURL) }
+            if let jsonURL { try OutputFiles.checkDestination(jsonURL, force: forceOption.force) }
             let reportTarget = try report.map { path -> (URL, OutputFormat) in
                 let url = URL(fileURLWithPath: path)
                 let format = try OutputFormat(for: url)
-                try OutputFiles.checkDestination(url)
+                try OutputFiles.checkDestination(url, force: forceOption.force)
                 return (url, format)
             }
             let progress = ProgressBar(label: "verifying")
@@ -138,6 +139,7 @@ struct Verify: ParsableCommand {
         @Option(help: ArgumentHelp("Gaussian noise in gray levels.", valueName: "sigma")) var noise: Double = 0
         @Option(help: ArgumentHelp("Gaussian blur in pixels.", valueName: "sigma")) var blur: Double = 0
         @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
+        @OptionGroup var forceOption: ForceOption
 
         func run() throws {
             guard (3...500).contains(views) else { throw MarkerKitError.invalidArgument("--views \(views) is outside 3-500") }
@@ -147,7 +149,7 @@ struct Verify: ParsableCommand {
                 throw MarkerKitError.invalidArgument("calibration views need at least 160x120 pixels, not \(camera.imageWidth)x\(camera.imageHeight)")
             }
             let jsonURL = json.map { URL(fileURLWithPath: $0) }
-            if let jsonURL { try OutputFiles.checkDestination(jsonURL) }
+            if let jsonURL { try OutputFiles.checkDestination(jsonURL, force: forceOption.force) }
             var verification = try CalibrationVerification(camera: camera, width: camera.imageWidth, height: camera.imageHeight, views: views, seed: seed)
             verification.noise = noise
             verification.blur = blur

@@ -166,7 +166,8 @@ func files(in directory: URL) throws -> [String] {
         defer { try? FileManager.default.removeItem(at: dir) }
         let old = Data("earlier sheet".utf8)
         try old.write(to: dir.appendingPathComponent("s.pdf"))
-        let result = try CLI.run(["generate", "markers", "--ids", "0-3", "--size", "300mm", "-o", "s.pdf"], in: dir)
+        // With --force, so that the run gets as far as drawing and fails there.
+        let result = try CLI.run(["generate", "markers", "--ids", "0-3", "--size", "300mm", "-o", "s.pdf", "--force"], in: dir)
         #expect(result.status == 64)
         #expect(try Data(contentsOf: dir.appendingPathComponent("s.pdf")) == old)
         #expect(try files(in: dir) == ["s.pdf"])

@@ -113,7 +113,7 @@ import Testing
         try Frame(width: 640, height: 480, stride: 640, format: .gray8,
                   bytes: (0..<640 * 480).map { gray.bytes[($0 / 640) * 640 + 639 - $0 % 640] }).encoded(as: "png").write(to: mirrored)
         func track(_ picture: URL, _ options: [String]) throws -> [DetectionReport.Marker] {
-            let run = try CLI.run(["track", "--device", Self.device, "--calibration", calibration, "--marker-size", "5cm", "--jsonl", "track.jsonl"] + options,
+            let run = try CLI.run(["track", "--device", Self.device, "--calibration", calibration, "--marker-size", "5cm", "--jsonl", "track.jsonl", "--force"] + options,
                                   in: dir, environment: try Self.environment(image: picture, format: "YUYV", frames: 3, fps: 5))
             #expect(run.status == 0, "\(run.stderr)")
             let line = try String(contentsOf: dir.appendingPathComponent("track.jsonl"), encoding: .utf8).split(separator: "\n").first ?? ""

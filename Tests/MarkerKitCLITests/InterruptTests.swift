@@ -61,7 +61,7 @@ import Testing
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         try Data("earlier\n".utf8).write(to: dir.appendingPathComponent("v.json"))
-        let run = try Self.interrupt(["verify", "markers", "--renders", "100000", "--size", "320x240", "--json", "v.json"], in: dir, after: 1)
+        let run = try Self.interrupt(["verify", "markers", "--renders", "100000", "--size", "320x240", "--json", "v.json", "--force"], in: dir, after: 1)
         #expect(run.status == 130 && run.seconds < 5, "status \(run.status) after \(run.seconds) s")
         #expect(run.stderrLines.count == 1 && run.stderrLines.first?.contains("verify markers stopped by Ctrl-C") == true, "\(run.stderrLines)")
         #expect(try Data(contentsOf: dir.appendingPathComponent("v.json")) == Data("earlier\n".utf8))

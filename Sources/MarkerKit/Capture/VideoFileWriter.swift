@@ -10,7 +10,8 @@ public final class VideoFileWriter {
     private let width: Int, height: Int
 
     public init(url: URL, width: Int, height: Int, framesPerSecond: Double, fourcc: String = "MJPG") throws {
-        try OutputFiles.checkDestination(url)
+        // Whether an existing file may be replaced is the command's to decide, before the first frame.
+        try OutputFiles.checkDestination(url, force: true)
         self.url = url
         self.width = width
         self.height = height

@@ -9,8 +9,9 @@ public struct OutputFiles {
 
     public mutating func add(_ data: Data, at url: URL) { files.append((url, data)) }
 
-    /// Fails early, before any work, when `url` cannot be a destination (missing directory, a directory).
-    public static func checkDestination(_ url: URL) throws {
+    /// Fails early, before any work, when `url` cannot be a destination (missing directory, a directory),
+    /// or is a file that exists and `force` is not set: nothing is replaced without --force.
+    public static func checkDestination(_ url: URL, force: Bool) throws {
         let directory = url.deletingLastPathComponent()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -22,12 +23,15 @@ public struct OutputFiles {
         guard FileManager.default.isWritableFile(atPath: directory.path) else {
             throw MarkerKitError.cannotWrite("cannot write '\(url.path)': directory '\(directory.path)' is not writable")
         }
+        if !force && FileManager.default.fileExists(atPath: url.path) {
+            throw MarkerKitError.cannotWrite("'\(url.relativePath)' exists: add --force to replace it")
+        }
     }
 
     /// Like `checkDestination`, but the calibration store's folder may not exist yet (it is created).
-    public static func checkDestinationOrStore(_ url: URL, isStore: Bool) throws {
+    public static func checkDestinationOrStore(_ url: URL, isStore: Bool, force: Bool) throws {
         if isStore && !FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) { return }
-        try checkDestination(url)
+        try checkDestination(url, force: force)
     }
 
     /// Writes every file atomically; returns their URLs in order.
@@ -36,7 +40,8 @@ public struct OutputFiles {
         var staged: [(temp: URL, final: URL)] = []
         do {
             for (url, data) in files {
-                try Self.checkDestination(url)
+                // Whether a file may be replaced was the command's to decide (`checkDestination` up front).
+                try Self.checkDestination(url, force: true)
                 let temp = url.deletingLastPathComponent()
                     .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(staged.count).tmp")
                 staged.append((temp, url))
@@ -58,7 +63,7 @@ public struct OutputFiles {
     /// written: without `force` the new file is linked into place, which fails if the name exists even
     /// when another process created it a moment ago.
     public static func writeProtected(_ data: Data, to url: URL, force: Bool) throws {
-        try checkDestination(url)
+        try checkDestination(url, force: true)
         if !force && FileManager.default.fileExists(atPath: url.path) {
             throw MarkerKitError.cannotWrite("'\(url.path)' exists: add --force to replace it")
         }
