@@ -21,7 +21,7 @@ import Testing
         }
         let clock = ContinuousClock()
         let started = clock.now
-        #expect(throws: InputCatalog.notARegularFile(path, "a FIFO")) { try GrayImage(contentsOf: URL(fileURLWithPath: path)) }
+        #expect(throws: PathKind.notARegularFile(path, "a FIFO")) { try GrayImage(contentsOf: URL(fileURLWithPath: path)) }
         #expect(clock.now - started < .seconds(5), "reading a FIFO waited for a writer")
         // The bridge on its own, without the Swift side's checks: fails, and at once.
         var image = cvb_image()

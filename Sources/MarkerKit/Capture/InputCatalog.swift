@@ -23,7 +23,7 @@ public struct InputCatalog: Sendable {
     public init(paths: [String]) {
         for path in paths {
             let url = URL(fileURLWithPath: path)
-            switch Self.kind(of: url.path) {
+            switch PathKind.of(url.path) {
             case .missing:
                 problems.append(.missingInput("cannot read '\(path)': no such file or folder"))
             case .folder:
@@ -31,34 +31,9 @@ public struct InputCatalog: Sendable {
             case .file:
                 items.append(Self.item(for: url))
             case .special(let what):
-                problems.append(Self.notARegularFile(path, what))
+                problems.append(PathKind.notARegularFile(path, what))
             }
         }
-    }
-
-    /// What is at a path, links followed, found without opening it.
-    enum Kind: Equatable {
-        case missing, folder, file
-        /// A FIFO, socket or device, with what it is ("a FIFO").
-        case special(String)
-    }
-
-    static func kind(of path: String) -> Kind {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return .missing }
-        switch info.st_mode & S_IFMT {
-        case S_IFDIR: return .folder
-        case S_IFREG: return .file
-        case S_IFIFO: return .special("a FIFO")
-        case S_IFSOCK: return .special("a socket")
-        case S_IFCHR, S_IFBLK: return .special("a device")
-        default: return .special("not a file")
-        }
-    }
-
-    /// The error for a special file where an image or video was expected (exit code 66, as unreadable input).
-    static func notARegularFile(_ path: String, _ what: String) -> MarkerKitError {
-        .missingInput("cannot read '\(path)': it is \(what), not a regular file (not opened)")
     }
 
     static func item(for url: URL) -> Item {
@@ -83,7 +58,7 @@ public struct InputCatalog: Sendable {
                 skipped.append(name)
                 continue
             }
-            switch Self.kind(of: file.path) {
+            switch PathKind.of(file.path) {
             case .folder:
                 skipped.append(name)
                 continue

@@ -1,12 +1,3 @@
-/// A point in pixels; integer coordinates are pixel centres, as in OpenCV.
-public struct Point2: Equatable, Sendable, Codable {
-    public var x: Double
-    public var y: Double
-    public init(x: Double, y: Double) { self.x = x; self.y = y }
-
-    public func distance(to other: Point2) -> Double { ((x - other.x) * (x - other.x) + (y - other.y) * (y - other.y)).squareRoot() }
-}
-
 /// One marker found in an image: its ID and its four outer corners in the marker's own order
 /// (top-left, top-right, bottom-right, bottom-left of the marker as printed), as OpenCV's aruco.
 public struct MarkerDetection: Equatable, Sendable {

@@ -61,9 +61,9 @@ public struct Frame: Sendable {
         let status = path.withUnsafeBufferPointer { cvb_image_read($0.baseAddress, Int32(format.channels), &image, &tag) }
         guard status >= 0 else {
             let path = path.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            switch InputCatalog.kind(of: path) {
+            switch PathKind.of(path) {
             case .missing: throw MarkerKitError.missingInput("cannot read image '\(path)': no such file")
-            case .special(let what): throw InputCatalog.notARegularFile(path, what)
+            case .special(let what): throw PathKind.notARegularFile(path, what)
             case .file, .folder: break
             }
             let reason = Int(status) == CVB_ERR_TOO_LARGE ? String(cString: cvb_last_error()) : "not a readable image or corrupt"

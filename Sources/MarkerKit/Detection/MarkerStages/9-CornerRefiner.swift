@@ -191,14 +191,6 @@ public enum CornerRefiner {
         let angle = 0.5 * atan2(2 * sxy, sxx - syy)
         return (Point2(x: cx, y: cy), Point2(x: cos(angle), y: sin(angle)))
     }
-
-    static func intersect(_ l1: (point: Point2, direction: Point2), _ l2: (point: Point2, direction: Point2)) -> Point2? {
-        let det = l1.direction.x * l2.direction.y - l1.direction.y * l2.direction.x
-        guard abs(det) > 1e-9 else { return nil }
-        let dx = l2.point.x - l1.point.x, dy = l2.point.y - l1.point.y
-        let t = (dx * l2.direction.y - dy * l2.direction.x) / det
-        return Point2(x: l1.point.x + t * l1.direction.x, y: l1.point.y + t * l1.direction.y)
-    }
 }
 
 import Foundation
