@@ -3,7 +3,7 @@ SWIFT ?= swift
 # The demo prints detector timings beside OpenCV's: only an optimised build gives true ones.
 BIN := .build/release/markerkit
 
-.PHONY: demo test build bench bench-quick fuzz sanitize clean
+.PHONY: demo test build docs install uninstall bench bench-quick fuzz sanitize clean
 
 build:
 	scripts/install-deps
@@ -24,6 +24,13 @@ test:
 	scripts/example-package-check
 	$(SWIFT) build -c release
 	scripts/allocations-per-frame --check
+
+# The library's documentation (DocC): the catalog Sources/MarkerKit/MarkerKit.docc and the doc comments,
+# as a static site in docs-output/. Any DocC warning (a broken symbol or article link) fails the build.
+docs:
+	scripts/install-deps
+	$(SWIFT) package --allow-writing-to-directory docs-output generate-documentation --target MarkerKit \
+	    --output-path docs-output --disable-indexing --warnings-as-errors
 
 # Speed against OpenCV in the same run (release build). `make bench-quick` finishes in about a minute.
 bench:
@@ -47,4 +54,4 @@ sanitize:
 	scripts/sanitize
 
 clean:
-	rm -rf .build .build-fuzz .build-address .build-thread demo-output
+	rm -rf .build .build-fuzz .build-address .build-thread demo-output docs-output
