@@ -1,5 +1,7 @@
 # The two commands of the README: `make demo` and `make test`. Both install missing Debian packages first.
 SWIFT ?= swift
+# Where `make install` puts markerkit: PREFIX/bin, PREFIX/lib/markerkit, PREFIX/share/{man,bash-completion,zsh,fish}.
+PREFIX ?= /usr/local
 # The demo prints detector timings beside OpenCV's: only an optimised build gives true ones.
 BIN := .build/release/markerkit
 
@@ -31,6 +33,18 @@ docs:
 	scripts/install-deps
 	$(SWIFT) package --allow-writing-to-directory docs-output generate-documentation --target MarkerKit \
 	    --output-path docs-output --disable-indexing --warnings-as-errors
+
+# The release binary with its resources, the man page and bash/zsh/fish completions under PREFIX
+# (scripts/install lists what goes where); `make uninstall PREFIX=...` removes exactly those files.
+# DESTDIR stages the installation for packaging.
+install:
+	scripts/install-deps
+	$(SWIFT) build -c release
+	$(SWIFT) package plugin generate-manual
+	scripts/install "$(DESTDIR)$(PREFIX)"
+
+uninstall:
+	scripts/install --uninstall "$(DESTDIR)$(PREFIX)"
 
 # Speed against OpenCV in the same run (release build). `make bench-quick` finishes in about a minute.
 bench:
