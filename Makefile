@@ -1,9 +1,11 @@
 # The two commands of the README: `make demo` and `make test`. Both install missing Debian packages first.
 SWIFT ?= swift
+# Where `make install` puts markerkit: PREFIX/bin, PREFIX/lib/markerkit, PREFIX/share/{man,bash-completion,zsh,fish}.
+PREFIX ?= /usr/local
 # The demo prints detector timings beside OpenCV's: only an optimised build gives true ones.
 BIN := .build/release/markerkit
 
-.PHONY: demo test build bench bench-quick fuzz sanitize clean
+.PHONY: demo test build docs install uninstall bench bench-quick fuzz sanitize clean
 
 build:
 	scripts/install-deps
@@ -24,6 +26,25 @@ test:
 	scripts/example-package-check
 	$(SWIFT) build -c release
 	scripts/allocations-per-frame --check
+
+# The library's documentation (DocC): the catalog Sources/MarkerKit/MarkerKit.docc and the doc comments,
+# as a static site in docs-output/. Any DocC warning (a broken symbol or article link) fails the build.
+docs:
+	scripts/install-deps
+	$(SWIFT) package --allow-writing-to-directory docs-output generate-documentation --target MarkerKit \
+	    --output-path docs-output --disable-indexing --warnings-as-errors
+
+# The release binary with its resources, the man page and bash/zsh/fish completions under PREFIX
+# (scripts/install lists what goes where); `make uninstall PREFIX=...` removes exactly those files.
+# DESTDIR stages the installation for packaging.
+install:
+	scripts/install-deps
+	$(SWIFT) build -c release
+	$(SWIFT) package plugin generate-manual
+	scripts/install "$(DESTDIR)$(PREFIX)"
+
+uninstall:
+	scripts/install --uninstall "$(DESTDIR)$(PREFIX)"
 
 # Speed against OpenCV in the same run (release build). `make bench-quick` finishes in about a minute.
 bench:
@@ -47,4 +68,4 @@ sanitize:
 	scripts/sanitize
 
 clean:
-	rm -rf .build .build-fuzz .build-address .build-thread demo-output
+	rm -rf .build .build-fuzz .build-address .build-thread demo-output docs-output
