@@ -58,8 +58,9 @@ public struct CalibrationJob {
         self.name = name
     }
 
-    /// Finds the board in every image and solves. `progress` gets the images done, their total and the
-    /// last one's name; `checkpoint` is called once more after the solve. Either may throw to stop.
+    /// Finds the board in every image and solves. `progress` gets the images done before the one being
+    /// looked at, their total and its name, and once more (total, total, "") when the search is over;
+    /// `checkpoint` is called after the solve. Either may throw to stop.
     public func run(progress: (Int, Int, String) throws -> Void = { _, _, _ in },
                     checkpoint: () throws -> Void = {}) throws -> Calibrator.Result {
         let (views, width, height) = try calibrator.findBoards(in: images, jobs: jobs, progress: progress)

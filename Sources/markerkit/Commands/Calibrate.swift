@@ -27,8 +27,8 @@ struct Calibrate: ParsableCommand {
     @Option(help: ArgumentHelp("The board spec written by 'markerkit generate checkerboard'.", valueName: "board.json"))
     var board: String?
 
-    @Option(help: ArgumentHelp("Inner corners, COLUMNSxROWS (9x6 for 10x7 squares), instead of --board.", valueName: "cols x rows"))
-    var inner: String?
+    @Option(help: ArgumentHelp("Inner corners, COLUMNSxROWS (9x6 for 10x7 squares), instead of --board.", valueName: "cols x rows"), transform: InnerCorners.parse)
+    var inner: InnerCorners?
 
     @Option(help: ArgumentHelp("Square size with a unit, with --inner.", valueName: "length"), transform: LengthArgument.positive)
     var square: Length?

@@ -17,8 +17,8 @@ struct GenerateCheckerboard: ParsableCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("Inner corners, COLUMNSxROWS (9x6 means 10x7 squares).", valueName: "cols x rows"))
-    var inner: String
+    @Option(help: ArgumentHelp("Inner corners, COLUMNSxROWS (9x6 means 10x7 squares).", valueName: "cols x rows"), transform: InnerCorners.parse)
+    var inner: InnerCorners
 
     @Option(help: ArgumentHelp("Side of one square, with a unit (25mm, 1in).", valueName: "length"), transform: LengthArgument.positive)
     var square: Length
@@ -33,9 +33,7 @@ struct GenerateCheckerboard: ParsableCommand {
     }
 
     func run() throws {
-        let (columns, rows) = try Checkerboard.parseInnerCorners(inner)
-        let board = try Checkerboard(innerColumns: columns, innerRows: rows,
-                                     square: square)
+        let board = try Checkerboard(innerColumns: inner.columns, innerRows: inner.rows, square: square)
         let destination = try sheet.destination()
         let orientation: Bool? = sheet.landscape ? true : (portrait ? false : nil)
         let placed = try CheckerboardSheet(board: board, page: try PageSize(parsing: sheet.page),

@@ -22,6 +22,7 @@ struct Undistort: ParsableCommand {
     @OptionGroup var forceOption: ForceOption
 
     func run() throws {
+        guard alpha.isFinite, (0...1).contains(alpha) else { throw MarkerKitError.invalidArgument("--alpha \(alpha) is outside 0..1") }
         let undistorter = try Undistorter(calibration: try CalibrationStore.default.resolve(calibration), alpha: alpha)
         let catalog = InputCatalog(paths: inputs)
         for line in catalog.notes { note(line) }

@@ -21,6 +21,16 @@ struct ImageSize: Equatable, CustomStringConvertible {
     var description: String { "\(width)x\(height)" }
 }
 
+/// A board's inner corners, COLUMNSxROWS (9x6 for 10x7 squares).
+struct InnerCorners {
+    let columns: Int, rows: Int
+
+    static func parse(_ text: String) throws -> InnerCorners {
+        let (columns, rows) = try Checkerboard.parseInnerCorners(text)
+        return InnerCorners(columns: columns, rows: rows)
+    }
+}
+
 /// Lengths with a unit (25mm, 1in): greater than zero (sizes), or not negative (margins, gaps).
 enum LengthArgument {
     static func positive(_ text: String) throws -> Length { try Length.positive(text) }

@@ -31,7 +31,10 @@ struct SourceOptions: ParsableArguments {
 
     var isCamera: Bool { FrameSources.isCamera(device) }
 
-    func transform() throws -> FrameTransform { try FrameTransform(rotate: rotate, mirror: mirror) }
+    func transform() throws -> FrameTransform {
+        guard [0, 90, 180, 270].contains(rotate) else { throw MarkerKitError.invalidArgument("--rotate \(rotate) must be 0, 90, 180 or 270") }
+        return try FrameTransform(rotate: rotate, mirror: mirror)
+    }
 
     func open(color: Bool) throws -> FrameFeed { try camera.open(device, color: color) }
 }
