@@ -46,8 +46,3 @@ struct MarkerKitCommand: ParsableCommand {
         Foundation.exit(code)
     }
 }
-
-/// A line on stderr that is not an error: what was left out, what to watch for.
-func note(_ message: String) {
-    FileHandle.standardError.write(Data("markerkit: note: \(message)\n".utf8))
-}

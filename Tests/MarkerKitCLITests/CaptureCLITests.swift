@@ -16,7 +16,7 @@ import Testing
         (["track", "--device", "nothing.avi", "--calibration", "cam.yml", "--marker-size", "5cm"], 66, "no camera, video or image folder"),
         (["track", "--device", "/dev/null", "--calibration", "cam.yml", "--marker-size", "5"], 64, "has no unit"),
         (["track", "--device", "/dev/null", "--calibration", "cam.yml", "--marker-size", "5cm", "--rotate", "45"], 64, "--rotate 45"),
-        (["capture", "--device", "/dev/video-absent-9", "--out", "o", "--format", "h264", "--every", "1"], 64, "--format 'h264'"),
+        (["capture", "--device", "/dev/video-absent-9", "--out", "o", "--format", "h264", "--every", "1"], 64, "'h264' is invalid for '--format <format>'"),
         (["capture", "--device", "/dev/video-absent-9", "--out", "o", "--auto"], 64, "--auto needs --board"),
         (["capture", "--out", "o"], 64, "give --device"),
         (["capture", "--device", "/dev/video-absent-9", "--out", "o"], 64, "give --every"),

@@ -106,7 +106,7 @@ import MarkerKit
         (["verify", "markers", "--profile", "phone", "--truth", "set"], 64, "--profile phone does not apply"),
         (["render", "--profile", "phone", "--clip", "3", "-o", "c.avi"], 64, "--profile phone does not apply"),
         (["render", "--count", "0", "-o", "r"], 64, "--count 0"),
-        (["render", "--size", "12x", "-o", "r"], 64, "--size '12x'"),
+        (["render", "--size", "12x", "-o", "r"], 64, "'12x' is invalid for '--size <WxH>'"),
         (["render", "--noise", "-3", "-o", "r"], 64, "--noise"),
         (["render", "--calibration", "nosuch", "-o", "r"], 66, "no calibration 'nosuch'"),
         (["render", "-o", "missing/r"], 73, "cannot create folder"),

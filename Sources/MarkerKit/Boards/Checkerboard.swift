@@ -25,7 +25,7 @@ public struct Checkerboard: Equatable, Sendable {
     public static func parseInnerCorners(_ text: String) throws -> (columns: Int, rows: Int) {
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let columns = Int(parts[0]), let rows = Int(parts[1]), columns > 0, rows > 0 else {
-            throw MarkerKitError.invalidArgument("--inner '\(text)' is not COLUMNSxROWS of inner corners, such as 9x6")
+            throw MarkerKitError.invalidArgument("'\(text)' is not COLUMNSxROWS of inner corners, such as 9x6")
         }
         return (columns, rows)
     }

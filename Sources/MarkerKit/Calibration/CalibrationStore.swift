@@ -25,8 +25,16 @@ public struct CalibrationStore: Sendable {
         }
     }
 
-    /// The file a name is stored in.
-    public func url(for name: String) -> URL { directory.appendingPathComponent("\(name).yaml") }
+    /// The file a name is stored in: the one that exists (any of the store's extensions), else `NAME.yaml`.
+    /// `CalibrationLocation(name:in:)` says the same with the format.
+    public func url(for name: String) -> URL { storedFile(for: name) ?? directory.appendingPathComponent("\(name).yaml") }
+
+    /// The file stored under `name`, if any.
+    public func storedFile(for name: String) -> URL? {
+        guard !name.contains("/") else { return nil }
+        return Self.extensions.lazy.map { directory.appendingPathComponent("\(name).\($0)") }
+            .first { FileManager.default.fileExists(atPath: $0.path) }
+    }
 
     /// Stored calibration names, sorted.
     public func names() -> [String] {
@@ -39,30 +47,17 @@ public struct CalibrationStore: Sendable {
     public func resolve(_ nameOrPath: String) throws -> CameraCalibration {
         let asPath = URL(fileURLWithPath: nameOrPath)
         if FileManager.default.fileExists(atPath: asPath.path) { return try CameraCalibration.read(from: asPath) }
-        if !nameOrPath.contains("/") {
-            for ext in Self.extensions {
-                let stored = directory.appendingPathComponent("\(nameOrPath).\(ext)")
-                if FileManager.default.fileExists(atPath: stored.path) { return try CameraCalibration.read(from: stored) }
-            }
-        }
+        if let stored = storedFile(for: nameOrPath) { return try CameraCalibration.read(from: stored) }
         let known = names()
         throw MarkerKitError.missingInput("no calibration '\(nameOrPath)': neither a file nor a name in \(directory.relativePath)/"
             + (known.isEmpty ? "" : " (stored: \(known.joined(separator: ", ")))"))
     }
 
-    /// Stores `calibration` as `NAME.yaml`; creates the folder when missing.
+    /// Stores `calibration` under its name (`CalibrationLocation(name:in:)`); creates the folder when missing.
     @discardableResult
     public func save(_ calibration: CameraCalibration, force: Bool) throws -> URL {
-        try Self.validate(name: calibration.name)
-        if !FileManager.default.fileExists(atPath: directory.path) {
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            } catch {
-                throw MarkerKitError.cannotWrite("cannot create the calibration store '\(directory.path)'")
-            }
-        }
-        let target = url(for: calibration.name)
-        try OutputFiles.writeProtected(try CalibrationFormat.opencvYAML.encode(calibration), to: target, force: force)
-        return target
+        let location = try CalibrationLocation(name: calibration.name, in: self)
+        try location.write(calibration, force: force)
+        return location.url
     }
 }

@@ -181,7 +181,7 @@ public struct Calibrator: Sendable {
         case .opencv5: bridgeModel = Int32(CVB_MODEL_OPENCV5)
         case .opencv8: bridgeModel = Int32(CVB_MODEL_OPENCV8)
         case .fisheye: bridgeModel = Int32(CVB_MODEL_FISHEYE)
-        default: throw MarkerKitError.invalidArgument("calibrate takes --model opencv5, opencv8 or fisheye")
+        default: throw MarkerKitError.invalidArgument("a calibration solves for opencv5, opencv8 or fisheye only")
         }
         let options = Int32((fixAspect ? CVB_CALIB_FIX_ASPECT : 0) | (zeroTangent ? CVB_CALIB_ZERO_TANGENT : 0))
         let status = cvb_calibrate(object, Int32(points.count), image, Int32(used.count), Int32(width), Int32(height),

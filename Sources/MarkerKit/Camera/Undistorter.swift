@@ -7,7 +7,7 @@ public struct Undistorter: Sendable {
     public let alpha: Double
 
     public init(calibration: CameraCalibration, alpha: Double) throws {
-        guard alpha.isFinite, (0...1).contains(alpha) else { throw MarkerKitError.invalidArgument("--alpha \(alpha) is outside 0..1") }
+        guard alpha.isFinite, (0...1).contains(alpha) else { throw MarkerKitError.invalidArgument("alpha \(alpha) is outside 0..1") }
         self.calibration = calibration
         self.alpha = alpha
     }

@@ -43,42 +43,47 @@ public struct Length: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// Parses `40mm`, `4 cm`, `1.5in`, `0.04m`, `72pt`. A bare number is refused: the unit is never guessed.
+    /// Errors name `what` and the text ("square size '40' has no unit..."); an empty `what` leaves both to
+    /// the caller, which names them itself ("it has no unit...").
     public init(parsing text: String, what: String = "length") throws {
+        let subject = Self.subject(text, what)
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         let (number, unitText) = Length.split(trimmed)
         let units = Unit.allCases.map(\.rawValue).joined(separator: ", ")
         guard !number.isEmpty, let value = Double(number) else {
-            throw MarkerKitError.invalidArgument("\(what) '\(text)' is not a number with a unit (e.g. 40mm; units: \(units))")
+            throw MarkerKitError.invalidArgument("\(subject) is not a number with a unit (e.g. 40mm; units: \(units))")
         }
         guard !unitText.isEmpty else {
-            throw MarkerKitError.invalidArgument("\(what) '\(text)' has no unit: write it as \(number)mm, \(number)in, ... (units: \(units))")
+            throw MarkerKitError.invalidArgument("\(subject) has no unit: write it as \(number)mm, \(number)in, ... (units: \(units))")
         }
         guard let unit = Unit(rawValue: unitText == "inch" ? "in" : unitText) else {
-            throw MarkerKitError.invalidArgument("\(what) '\(text)' has an unknown unit '\(unitText)' (units: \(units))")
+            throw MarkerKitError.invalidArgument("\(subject) has an unknown unit '\(unitText)' (units: \(units))")
         }
         guard value.isFinite else {
-            throw MarkerKitError.invalidArgument("\(what) '\(text)' is not a finite number")
+            throw MarkerKitError.invalidArgument("\(subject) is not a finite number")
         }
         self.init(value, unit)
     }
 
     /// Parses a length that must be greater than zero.
-    public static func positive(_ text: String, what: String) throws -> Length {
+    public static func positive(_ text: String, what: String = "") throws -> Length {
         let length = try Length(parsing: text, what: what)
         guard length.millimetres > 0 else {
-            throw MarkerKitError.invalidArgument("\(what) '\(text)' must be greater than zero")
+            throw MarkerKitError.invalidArgument("\(subject(text, what)) must be greater than zero")
         }
         return length
     }
 
     /// Parses a length that may be zero but not negative (margins, gaps).
-    public static func nonNegative(_ text: String, what: String) throws -> Length {
+    public static func nonNegative(_ text: String, what: String = "") throws -> Length {
         let length = try Length(parsing: text, what: what)
         guard length.millimetres >= 0 else {
-            throw MarkerKitError.invalidArgument("\(what) '\(text)' must not be negative")
+            throw MarkerKitError.invalidArgument("\(subject(text, what)) must not be negative")
         }
         return length
     }
+
+    static func subject(_ text: String, _ what: String) -> String { what.isEmpty ? "it" : "\(what) '\(text)'" }
 
     /// Splits "12.5mm" into ("12.5", "mm").
     static func split(_ s: String) -> (String, String) {

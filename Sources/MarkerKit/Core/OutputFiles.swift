@@ -28,10 +28,12 @@ public struct OutputFiles {
         }
     }
 
-    /// Like `checkDestination`, but the calibration store's folder may not exist yet (it is created).
-    public static func checkDestinationOrStore(_ url: URL, isStore: Bool, force: Bool) throws {
-        if isStore && !FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) { return }
-        try checkDestination(url, force: force)
+    /// The rule of `checkDestination` for a folder that output goes into: when the folder exists, each of
+    /// `names` in it that exists is refused unless `force`; a folder yet to be made holds nothing to refuse.
+    public static func checkDirectoryDestination(_ directory: URL, names: [String], force: Bool) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else { return }
+        for name in names { try checkDestination(directory.appendingPathComponent(name), force: force) }
     }
 
     /// Writes every file atomically; returns their URLs in order.
@@ -63,10 +65,7 @@ public struct OutputFiles {
     /// written: without `force` the new file is linked into place, which fails if the name exists even
     /// when another process created it a moment ago.
     public static func writeProtected(_ data: Data, to url: URL, force: Bool) throws {
-        try checkDestination(url, force: true)
-        if !force && FileManager.default.fileExists(atPath: url.path) {
-            throw MarkerKitError.cannotWrite("'\(url.path)' exists: add --force to replace it")
-        }
+        try checkDestination(url, force: force)
         let temp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         defer { unlink(temp.path) }
         try writeSynced(data, to: temp, for: url)

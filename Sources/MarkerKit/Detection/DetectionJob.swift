@@ -170,14 +170,30 @@ public struct DetectionJob {
 
     /// `DIR/stem.ext`, or `DIR/stem-2.ext`, ... when an earlier input of this job took the name.
     private mutating func uniqueFile(in directory: URL, for input: URL, extension ext: String) -> URL {
+        directory.appendingPathComponent(Self.uniqueName(for: input, extension: ext, used: &usedNames))
+    }
+
+    private static func uniqueName(for input: URL, extension ext: String, used: inout Set<String>) -> String {
         let stem = input.deletingPathExtension().lastPathComponent
         var name = "\(stem).\(ext)"
         var n = 2
-        while usedNames.contains(name) {
+        while used.contains(name) {
             name = "\(stem)-\(n).\(ext)"
             n += 1
         }
-        usedNames.insert(name)
-        return directory.appendingPathComponent(name)
+        used.insert(name)
+        return name
+    }
+
+    /// Every name an annotation of `items` may be written under in the annotation folder (images as
+    /// .png, videos as .avi), so that a caller can refuse to replace files before the run.
+    public static func annotationNames(for items: [InputCatalog.Item]) -> [String] {
+        var used = Set<String>()
+        return items.map { item in
+            switch item {
+            case .image(let url): uniqueName(for: url, extension: "png", used: &used)
+            case .video(let url): uniqueName(for: url, extension: "avi", used: &used)
+            }
+        }
     }
 }

@@ -97,6 +97,6 @@ public struct MarkerSceneSampler {
             guard inside, truth.sidePixels >= 6 else { continue }
             return Sample(scene: scene, truth: truth, tiltDegrees: tilt, noise: d.noise)
         }
-        throw MarkerKitError.invalidArgument("no scene fits a \(width)x\(height) image: use a larger --size")
+        throw MarkerKitError.invalidArgument("no scene fits a \(width)x\(height) image: use a larger image")
     }
 }

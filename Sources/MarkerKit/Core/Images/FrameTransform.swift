@@ -7,7 +7,7 @@ public struct FrameTransform: Sendable, Equatable {
 
     public init(rotate degrees: Int, mirror: Bool) throws {
         guard [0, 90, 180, 270].contains(degrees) else {
-            throw MarkerKitError.invalidArgument("--rotate \(degrees) must be 0, 90, 180 or 270")
+            throw MarkerKitError.invalidArgument("a rotation of \(degrees) degrees must be 0, 90, 180 or 270")
         }
         quarterTurns = degrees / 90
         self.mirror = mirror

@@ -19,8 +19,8 @@ struct GenerateMarker: ParsableCommand {
     @OptionGroup var dictionaryOption: DictionaryOption
     @OptionGroup var forceOption: ForceOption
 
-    @Option(help: ArgumentHelp("Side of the outer black square, with a unit (50mm, 2in).", valueName: "length"))
-    var size: String
+    @Option(help: ArgumentHelp("Side of the outer black square, with a unit (50mm, 2in).", valueName: "length"), transform: LengthArgument.positive)
+    var size: Length
 
     @Option(help: ArgumentHelp("Page: A0-A5, Letter, Legal, Tabloid or WxH with a unit; default: just large enough.", valueName: "page"))
     var page: String?
@@ -28,8 +28,8 @@ struct GenerateMarker: ParsableCommand {
     @Flag(help: "Turn the page to landscape (with --page).")
     var landscape = false
 
-    @Option(help: ArgumentHelp("Blank border of the page (with --page), with a unit.", valueName: "length"))
-    var margin = "10mm"
+    @Option(help: ArgumentHelp("Blank border of the page (with --page), with a unit (default: 10mm).", valueName: "length"), transform: LengthArgument.nonNegative)
+    var margin = Length.mm(10)
 
     @Flag(help: "Leave out the label.")
     var noLabels = false
@@ -45,7 +45,7 @@ struct GenerateMarker: ParsableCommand {
         guard dictionary.contains(id) else {
             throw MarkerKitError.invalidArgument("marker ID \(id) is outside 0-\(dictionary.count - 1) of \(dictionary.name)")
         }
-        let side = try Length.positive(size, what: "--size")
+        let side = size
         let destination = try SheetOptions.destination(output: output, dpi: dpi, force: forceOption.force)
         for ambiguity in dictionary.ambiguities where ambiguity.id == id {
             note("ID \(ambiguity)")
@@ -54,7 +54,7 @@ struct GenerateMarker: ParsableCommand {
         if let page {
             let size = try PageSize(parsing: page)
             var sheet = MarkerSheet(ids: [id], side: side, page: landscape ? size.landscape : size,
-                                    margin: try Length.nonNegative(margin, what: "--margin"), gap: .mm(0))
+                                    margin: margin, gap: .mm(0))
             sheet.dictionary = dictionary
             sheet.labels = !noLabels
             document = try sheet.document()

@@ -54,11 +54,11 @@ struct Calibrations: ParsableCommand {
             abstract: "Write a calibration in another tool's format.",
             discussion: "Example:\n  markerkit calibrations export webcam --format colmap -o cameras.txt")
         @Argument(help: "A stored name or a calibration file.") var name: String
-        @Option(help: ArgumentHelp("opencv-yaml, opencv-xml, ros, kalibr, colmap, mrcal or json.", valueName: "format")) var format: String
+        @Option(help: ArgumentHelp("opencv-yaml, opencv-xml, ros, kalibr, colmap, mrcal or json.", valueName: "format")) var format: CalibrationFormat
         @Option(name: .shortAndLong, help: ArgumentHelp("Output file.", valueName: "file")) var output: String
         @Flag(help: "Replace an existing file.") var force = false
         func run() throws {
-            let chosen = try CalibrationFormat(name: format)
+            let chosen = format
             let url = URL(fileURLWithPath: output)
             try OutputFiles.checkDestination(url, force: force)
             let c = try CalibrationStore.default.resolve(name)
@@ -73,11 +73,11 @@ struct Calibrations: ParsableCommand {
             discussion: "Example:\n  markerkit calibrations import camera_info.yaml --name webcam --format ros")
         @Argument(help: "The calibration file.") var file: String
         @Option(help: ArgumentHelp("Name in the store.", valueName: "name")) var name: String
-        @Option(help: ArgumentHelp("The file's format (default: recognised from its extension and content).", valueName: "format")) var format: String?
+        @Option(help: ArgumentHelp("The file's format (default: recognised from its extension and content).", valueName: "format")) var format: CalibrationFormat?
         @Flag(help: "Replace an existing calibration of that name.") var force = false
         func run() throws {
             try CalibrationStore.validate(name: name)
-            let chosen = try format.map { try CalibrationFormat(name: $0) }
+            let chosen = format
             var c = try CameraCalibration.read(from: URL(fileURLWithPath: file), format: chosen)
             c.name = name
             let stored = try CalibrationStore.default.save(c, force: force)

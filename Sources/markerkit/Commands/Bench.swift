@@ -77,11 +77,6 @@ struct Bench: ParsableCommand {
         }
         endStatus()
         print(report.table)
-        if let jsonURL {
-                        var files = OutputFiles()
-            files.add(try JSONFile.encode(report, snakeCase: false), at: jsonURL)
-            try files.commit()
-            print("wrote \(jsonURL.relativePath)")
-        }
+        if let jsonURL { try writeJSON(report, to: jsonURL) }
     }
 }

@@ -7,12 +7,13 @@ struct PoseOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A calibration: a name in Calibrations/ or an OpenCV FileStorage file (YAML/XML).", valueName: "name|file"))
     var calibration: String?
 
-    @Option(help: ArgumentHelp("Side of the markers' outer black square, with a unit (50mm, 0.05m).", valueName: "length"))
-    var markerSize: String?
+    @Option(help: ArgumentHelp("Side of the markers' outer black square, with a unit (50mm, 0.05m).", valueName: "length"),
+            transform: LengthArgument.positive)
+    var markerSize: Length?
 
     /// The pose estimator when both options are given, nil otherwise (bad values throw).
     func estimator() throws -> MarkerPoseEstimator? {
-        let side = try markerSize.map { try Length.positive($0, what: "--marker-size") }
+        let side = markerSize
         let camera = try calibration.map { try CalibrationStore.default.resolve($0) }
         if let side, let camera { return MarkerPoseEstimator(calibration: camera, side: side.value(in: .m)) }
         if side != nil || camera != nil { note("poses need both --calibration and --marker-size; reporting corners only") }

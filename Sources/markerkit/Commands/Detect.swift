@@ -58,25 +58,26 @@ struct Detect: ParsableCommand {
     func run() throws {
         let jobCount = try jobs.count()
         let estimator = try poseOptions.estimator()
-        let annotationExisted = annotate.map { FileManager.default.fileExists(atPath: $0) } ?? true
-        let annotationDirectory = try annotate.map { try Self.makeDirectory($0) }
-        let jsonTarget = json ?? (jsonl ? "-" : nil)
-        let jsonURL = jsonTarget.flatMap { $0 == "-" ? nil : URL(fileURLWithPath: $0) }
-        if let jsonURL { try OutputFiles.checkDestination(jsonURL, force: forceOption.force) }
-        let jsonToStdout = jsonTarget == "-"
+        let jsonURL = try outputFile(json ?? (jsonl ? "-" : nil), force: forceOption.force)
+        let jsonToStdout = json == "-" || (json == nil && jsonl)
 
         let catalog = InputCatalog(paths: inputs)
         for line in catalog.notes { note(line) }
         var failures = catalog.problems
         for problem in catalog.problems { report(problem) }
+        if let annotate {
+            try OutputFiles.checkDirectoryDestination(URL(fileURLWithPath: annotate), names: DetectionJob.annotationNames(for: catalog.items),
+                                                      force: forceOption.force)
+        }
+        let annotation = try annotate.map { try OutputFolder($0, option: "--annotate") }
 
-        var job = DetectionJob(detector: MarkerDetector(dictionary: dictionaryOption.dictionary), poseEstimator: estimator, annotationDirectory: annotationDirectory, collectTimings: timings)
+        var job = DetectionJob(detector: MarkerDetector(dictionary: dictionaryOption.dictionary), poseEstimator: estimator,
+                               annotationDirectory: annotation?.url, collectTimings: timings)
         var stream = try jsonl ? JSONLines(url: jsonURL) : nil
         var collected: [DetectionReport.FrameResult] = []
         var processed = 0
-        // Results, lines and files come in input order for any number of jobs.
-        try job.run(catalog.items, jobs: jobCount, onFrame: { result in
-            if stream != nil { try stream!.write(result) } else if jsonTarget != nil { collected.append(result) }
+        try job.run(catalog.items, jobs: jobCount, onFrame: { result in // results, lines and files in input order
+            if stream != nil { try stream!.write(result) } else if json != nil { collected.append(result) }
         }, onItem: { _, outcome in
             do {
                 let summary = try outcome.get()
@@ -89,20 +90,19 @@ struct Detect: ParsableCommand {
         })
         if let jobTimings = job.timings { FileHandle.standardError.write(Data((jobTimings.table + "\n").utf8)) }
         // Every failure is already on stderr, one line each.
-        guard processed > 0 else {
-            // A run that read nothing leaves nothing: not even the --annotate folder it made.
-            if !annotationExisted, let annotationDirectory { rmdir(annotationDirectory.path) }
+        guard processed > 0 else { // a run that read nothing leaves nothing, not even the --annotate folder it made
+            annotation?.removeIfCreated()
             throw ExitCode(failures.first?.exitCode ?? 66)
         }
         try stream?.finish()
-        if !jsonl, let jsonTarget {
+        if !jsonl, json != nil {
             let data = try DetectionReport(frames: collected).encoded()
-            if jsonTarget == "-" {
-                FileHandle.standardOutput.write(data)
-            } else {
+            if let jsonURL {
                 var files = OutputFiles()
-                files.add(data, at: URL(fileURLWithPath: jsonTarget))
+                files.add(data, at: jsonURL)
                 try files.commit()
+            } else {
+                FileHandle.standardOutput.write(data)
             }
         }
         if !failures.isEmpty { throw ExitCode(1) }
@@ -115,74 +115,5 @@ struct Detect: ParsableCommand {
             : "\(summary.source): \(summary.frames) frames, \(summary.detections) detections\(ids.isEmpty ? "" : ", IDs \(ids)")"
         if let annotated = summary.annotated { line += " -> \(annotated.relativePath)" }
         return line
-    }
-
-    /// The folder for annotated output, created when its parent exists.
-    static func makeDirectory(_ path: String, option: String = "--annotate") throws -> URL {
-        let url = URL(fileURLWithPath: path)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw MarkerKitError.cannotWrite("\(option) '\(path)' is a file, not a folder") }
-            return url
-        }
-        do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
-        } catch {
-            throw MarkerKitError.cannotWrite("cannot create folder '\(path)' for \(option) (does its parent exist?)")
-        }
-        return url
-    }
-
-    func report(_ error: MarkerKitError) {
-        FileHandle.standardError.write(Data("markerkit: error: \(error.description)\n".utf8))
-    }
-}
-
-/// `--jsonl` output: lines to stdout as they come, or to a temporary file moved into place at the end.
-struct JSONLines {
-    let url: URL?
-    private var handle: FileHandle
-    private let temporary: URL?
-
-    init(url: URL?) throws {
-        self.url = url
-        if let url {
-            let temp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
-            guard FileManager.default.createFile(atPath: temp.path, contents: nil), let handle = FileHandle(forWritingAtPath: temp.path) else {
-                throw MarkerKitError.cannotWrite("cannot write '\(url.path)'")
-            }
-            self.handle = handle
-            temporary = temp
-        } else {
-            handle = FileHandle.standardOutput
-            temporary = nil
-        }
-    }
-
-    /// One line's bytes, kept from frame to frame.
-    private var line: [UInt8] = []
-
-    mutating func write(_ result: DetectionReport.FrameResult) throws {
-        line.removeAll(keepingCapacity: true)
-        result.appendJSONLine(to: &line)
-        let descriptor = handle.fileDescriptor
-        try line.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    throw MarkerKitError.cannotWrite("cannot write '\(url?.path ?? "standard output")': \(String(cString: strerror(errno)))")
-                }
-                offset += written
-            }
-        }
-    }
-
-    func finish() throws {
-        guard let url, let temporary else { return }
-        try handle.synchronize()
-        try handle.close()
-        guard rename(temporary.path, url.path) == 0 else { throw MarkerKitError.cannotWrite("cannot write '\(url.path)'") }
     }
 }

@@ -19,47 +19,66 @@ struct Undistort: ParsableCommand {
     @Argument(help: "Images or folders of images.") var inputs: [String]
     @Option(name: .shortAndLong, help: ArgumentHelp("Folder for the undistorted images (created when missing).", valueName: "dir")) var output: String
     @Option(help: ArgumentHelp("0 (valid pixels only) to 1 (all source pixels).", valueName: "0..1")) var alpha: Double = 0
+    @OptionGroup var forceOption: ForceOption
 
     func run() throws {
+        guard alpha.isFinite, (0...1).contains(alpha) else { throw MarkerKitError.invalidArgument("--alpha \(alpha) is outside 0..1") }
         let undistorter = try Undistorter(calibration: try CalibrationStore.default.resolve(calibration), alpha: alpha)
         let catalog = InputCatalog(paths: inputs)
         for line in catalog.notes { note(line) }
         var failures: [MarkerKitError] = catalog.problems
-        for problem in catalog.problems { FileHandle.standardError.write(Data("markerkit: error: \(problem.description)\n".utf8)) }
+        for problem in catalog.problems { report(problem) }
         // Nothing to read: no output folder either.
         guard !catalog.items.isEmpty else { throw ExitCode(failures.first?.exitCode ?? 66) }
-        let existed = FileManager.default.fileExists(atPath: output)
-        let directory = try Detect.makeDirectory(output, option: "-o")
+        try OutputFiles.checkDirectoryDestination(URL(fileURLWithPath: output), names: Self.names(catalog.items), force: forceOption.force)
+        let folder = try OutputFolder(output, option: "-o")
+        let directory = folder.url
         var written = 0
         var used = Set<String>()
         for item in catalog.items {
             guard case .image(let url) = item else {
                 let error = MarkerKitError.badInput("'\(item)' is a video: undistort takes images")
-                FileHandle.standardError.write(Data("markerkit: error: \(error.description)\n".utf8))
+                report(error)
                 failures.append(error)
                 continue
             }
             do {
                 let frame = try Frame(contentsOf: url, format: .bgr8)
-                var name = url.deletingPathExtension().lastPathComponent + ".png"
-                var n = 2
-                while used.contains(name) { name = url.deletingPathExtension().lastPathComponent + "-\(n).png"; n += 1 }
-                used.insert(name)
+                let name = Self.name(for: url, used: &used)
                 var files = OutputFiles()
                 files.add(try undistorter.undistort(frame).encoded(as: "png"), at: directory.appendingPathComponent(name))
                 try files.commit()
                 print("\(url.relativePath) -> \(directory.appendingPathComponent(name).relativePath)")
                 written += 1
             } catch let error as MarkerKitError {
-                FileHandle.standardError.write(Data("markerkit: error: \(error.description)\n".utf8))
+                report(error)
                 failures.append(error)
             }
         }
         guard written > 0 else {
             // A failed run leaves no trace: the folder goes again if this run made it.
-            if !existed { rmdir(directory.path) }
+            folder.removeIfCreated()
             throw ExitCode(failures.first?.exitCode ?? 66)
         }
         if !failures.isEmpty { throw ExitCode(1) }
+    }
+
+    /// `stem.png`, or `stem-2.png`, ... when an earlier image took the name.
+    static func name(for url: URL, used: inout Set<String>) -> String {
+        let stem = url.deletingPathExtension().lastPathComponent
+        var name = stem + ".png"
+        var n = 2
+        while used.contains(name) { name = stem + "-\(n).png"; n += 1 }
+        used.insert(name)
+        return name
+    }
+
+    /// Every name the images of `items` may be written under.
+    static func names(_ items: [InputCatalog.Item]) -> [String] {
+        var used = Set<String>()
+        return items.compactMap { item in
+            guard case .image(let url) = item else { return nil }
+            return name(for: url, used: &used)
+        }
     }
 }

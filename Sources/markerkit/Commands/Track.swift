@@ -36,10 +36,9 @@ struct Track: ParsableCommand {
                 throw MarkerKitError.cannotWrite("cannot record to '\(recordURL.path)': use .avi or .mp4")
             }
         }
-        let jsonURL = jsonl.flatMap { $0 == "-" ? nil : URL(fileURLWithPath: $0) }
-        if let jsonURL { try OutputFiles.checkDestination(jsonURL, force: forceOption.force) }
-        let isCamera = FrameSources.isCamera(source.device)
-        let feed = FrameFeed(source: try source.open(color: recordURL != nil), isCamera: isCamera)
+        let jsonURL = try outputFile(jsonl, force: forceOption.force)
+        let isCamera = source.isCamera
+        let feed = try source.open(color: recordURL != nil)
         defer { feed.stop() } // also when a frame throws: the reading thread must be done before exit
         var analyzer = MarkerFrameAnalyzer(poseEstimator: estimator, transform: transform)
         analyzer.detector = MarkerDetector(dictionary: dictionaryOption.dictionary)
@@ -59,7 +58,7 @@ struct Track: ParsableCommand {
             if let recordURL, let annotated {
                 if writer == nil {
                     writer = try VideoFileWriter(url: recordURL, width: annotated.width, height: annotated.height,
-                                                 framesPerSecond: isCamera ? (source.fps ?? 30) : 25,
+                                                 framesPerSecond: isCamera ? (source.camera.fps ?? 30) : 25,
                                                  fourcc: recordURL.pathExtension.lowercased() == "mp4" ? "mp4v" : "MJPG")
                 }
                 try writer?.write(annotated)

@@ -19,7 +19,7 @@ struct ProfileOption: ParsableArguments {
     var isPhone: Bool { profile == .phone }
 
     /// The phone profile chooses its own image sizes and camera.
-    func check(size: String?, calibration: String?) throws {
+    func check(size: ImageSize?, calibration: String?) throws {
         guard isPhone, size != nil || calibration != nil else { return }
         throw MarkerKitError.invalidArgument("--size and --calibration do not apply to --profile phone: its photos are 3024x4032 and 2448x3264, portrait and landscape, through a built-in phone camera")
     }

@@ -24,11 +24,12 @@ struct GenerateMarkers: ParsableCommand {
 
     @OptionGroup var dictionaryOption: DictionaryOption
 
-    @Option(help: ArgumentHelp("Side of the outer black square, with a unit (40mm, 1.5in).", valueName: "length"))
-    var size: String
+    @Option(help: ArgumentHelp("Side of the outer black square, with a unit (40mm, 1.5in).", valueName: "length"), transform: LengthArgument.positive)
+    var size: Length
 
-    @Option(help: ArgumentHelp("Space between neighbouring markers' boxes (quiet zone and label), with a unit.", valueName: "length"))
-    var gap = "10mm"
+    @Option(help: ArgumentHelp("Space between neighbouring markers' boxes (quiet zone and label), with a unit (default: 10mm).", valueName: "length"),
+            transform: LengthArgument.nonNegative)
+    var gap = Length.mm(10)
 
     @Flag(help: "Leave out the label under each marker.")
     var noLabels = false
@@ -43,15 +44,14 @@ struct GenerateMarkers: ParsableCommand {
 
     func run() throws {
         let selection = try IDSelection(parsing: ids, dictionary: dictionaryOption.dictionary)
-        let side = try Length.positive(size, what: "--size")
+        let side = size
         let destination = try sheet.destination()
         let (kept, dropped) = selection.printable(includeAmbiguous: includeAmbiguous)
         if !dropped.isEmpty {
             note("left out ambiguous ID\(dropped.count == 1 ? "" : "s") \(IDRanges.describe(dropped)) (orientation cannot be trusted; --include-ambiguous keeps them)")
         }
         guard !kept.isEmpty else { throw MarkerKitError.invalidArgument("--ids '\(ids)' leaves no marker to print") }
-        var markerSheet = MarkerSheet(ids: kept, side: side, page: try sheet.pageSize(), margin: try sheet.marginLength(),
-                                      gap: try Length.nonNegative(gap, what: "--gap"))
+        var markerSheet = MarkerSheet(ids: kept, side: side, page: try sheet.pageSize(), margin: sheet.margin, gap: gap)
         markerSheet.labels = !noLabels
         markerSheet.cutMarks = cutMarks
         markerSheet.dictionary = dictionaryOption.dictionary

@@ -10,8 +10,8 @@ struct SheetOptions: ParsableArguments {
     @Flag(help: "Turn the page to landscape.")
     var landscape = false
 
-    @Option(help: ArgumentHelp("Blank border of the page, with a unit.", valueName: "length"))
-    var margin = "10mm"
+    @Option(help: ArgumentHelp("Blank border of the page, with a unit (default: 10mm).", valueName: "length"), transform: LengthArgument.nonNegative)
+    var margin = Length.mm(10)
 
     @Option(help: ArgumentHelp("Resolution of PNG output, in dots per inch (stored in the file).", valueName: "dpi"))
     var dpi: Double = 300
@@ -26,8 +26,6 @@ struct SheetOptions: ParsableArguments {
         let size = try PageSize(parsing: page)
         return landscape ? size.landscape : size
     }
-
-    func marginLength() throws -> Length { try Length.nonNegative(margin, what: "--margin") }
 
     func destination() throws -> (url: URL, format: OutputFormat) {
         try Self.destination(output: output, dpi: dpi, force: force)

@@ -13,21 +13,21 @@ struct GenerateDictionary: ParsableCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("Side of each marker's outer black square, with a unit.", valueName: "length"))
-    var size = "15mm"
+    @Option(help: ArgumentHelp("Side of each marker's outer black square, with a unit (default: 15mm).", valueName: "length"), transform: LengthArgument.positive)
+    var size = Length.mm(15)
 
-    @Option(help: ArgumentHelp("Space between neighbouring markers' boxes, with a unit.", valueName: "length"))
-    var gap = "4mm"
+    @Option(help: ArgumentHelp("Space between neighbouring markers' boxes, with a unit (default: 4mm).", valueName: "length"), transform: LengthArgument.nonNegative)
+    var gap = Length.mm(4)
 
     @OptionGroup var sheet: SheetOptions
     @OptionGroup var dictionaryOption: DictionaryOption
 
     func run() throws {
-        let side = try Length.positive(size, what: "--size")
+        let side = size
         let destination = try sheet.destination()
         let dictionary = dictionaryOption.dictionary
         var markerSheet = MarkerSheet(ids: Array(0..<dictionary.count), side: side, page: try sheet.pageSize(),
-                                      margin: try sheet.marginLength(), gap: try Length.nonNegative(gap, what: "--gap"))
+                                      margin: sheet.margin, gap: gap)
         markerSheet.markAmbiguous = true
         markerSheet.dictionary = dictionary
         let document = try markerSheet.document()

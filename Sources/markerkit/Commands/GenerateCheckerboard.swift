@@ -17,11 +17,11 @@ struct GenerateCheckerboard: ParsableCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("Inner corners, COLUMNSxROWS (9x6 means 10x7 squares).", valueName: "cols x rows"))
-    var inner: String
+    @Option(help: ArgumentHelp("Inner corners, COLUMNSxROWS (9x6 means 10x7 squares).", valueName: "cols x rows"), transform: InnerCorners.parse)
+    var inner: InnerCorners
 
-    @Option(help: ArgumentHelp("Side of one square, with a unit (25mm, 1in).", valueName: "length"))
-    var square: String
+    @Option(help: ArgumentHelp("Side of one square, with a unit (25mm, 1in).", valueName: "length"), transform: LengthArgument.positive)
+    var square: Length
 
     @Flag(help: "Keep the page upright even if the board would fit only turned.")
     var portrait = false
@@ -33,13 +33,11 @@ struct GenerateCheckerboard: ParsableCommand {
     }
 
     func run() throws {
-        let (columns, rows) = try Checkerboard.parseInnerCorners(inner)
-        let board = try Checkerboard(innerColumns: columns, innerRows: rows,
-                                     square: try Length.positive(square, what: "--square"))
+        let board = try Checkerboard(innerColumns: inner.columns, innerRows: inner.rows, square: square)
         let destination = try sheet.destination()
         let orientation: Bool? = sheet.landscape ? true : (portrait ? false : nil)
         let placed = try CheckerboardSheet(board: board, page: try PageSize(parsing: sheet.page),
-                                           margin: try sheet.marginLength(), turn: orientation)
+                                           margin: sheet.margin, turn: orientation)
         if board.isSymmetric {
             note("a \(board.squareColumns)x\(board.squareRows)-square board looks the same turned 180°, so its orientation is ambiguous; one odd and one even square count avoids that")
         }

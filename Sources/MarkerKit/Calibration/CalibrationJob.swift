@@ -1,0 +1,71 @@
+import Foundation
+
+/// A calibration from image files, as `markerkit calibrate` and `markerkit capture --calibrate` run it:
+/// the board searched in every image (on `jobs` threads, with the same result for any number), then the
+/// solve with its outlier rounds. Progress goes to the caller once an image.
+public struct CalibrationJob {
+    /// The images to calibrate from, and the capture log they came with, if any.
+    public struct Inputs {
+        public let images: [URL]
+        public let log: CaptureLog?
+
+        public init(images: [URL], log: CaptureLog? = nil) {
+            self.images = images
+            self.log = log
+        }
+
+        /// A capture log named directly (a .json file) or `capture.json` in the one folder given; otherwise
+        /// the images among `paths` and in the folders among them. An unreadable path throws; no image
+        /// at all is a missing input.
+        public static func from(paths: [String]) throws -> Inputs {
+            let inputs: Inputs
+            if let log = try captureLog(paths) {
+                inputs = Inputs(images: log.images, log: log.log)
+            } else {
+                let catalog = InputCatalog(paths: paths)
+                if let problem = catalog.problems.first { throw problem }
+                inputs = Inputs(images: catalog.items.compactMap { item -> URL? in if case .image(let url) = item { return url } else { return nil } })
+            }
+            guard !inputs.images.isEmpty else { throw MarkerKitError.missingInput("no images to calibrate from") }
+            return inputs
+        }
+
+        static func captureLog(_ paths: [String]) throws -> (log: CaptureLog, images: [URL])? {
+            guard paths.count == 1 else { return nil }
+            var url = URL(fileURLWithPath: paths[0])
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                url = url.appendingPathComponent("capture.json")
+                guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+            } else if url.pathExtension.lowercased() != "json" {
+                return nil
+            }
+            return try CaptureLog.read(from: url)
+        }
+    }
+
+    /// The board, lens model and flags.
+    public var calibrator: Calibrator
+    public var images: [URL]
+    /// The calibration's name.
+    public var name: String
+    /// Threads searching images for the board.
+    public var jobs = 1
+
+    public init(board: Checkerboard, images: [URL], name: String) {
+        calibrator = Calibrator(board: board)
+        self.images = images
+        self.name = name
+    }
+
+    /// Finds the board in every image and solves. `progress` gets the images done before the one being
+    /// looked at, their total and its name, and once more (total, total, "") when the search is over;
+    /// `checkpoint` is called after the solve. Either may throw to stop.
+    public func run(progress: (Int, Int, String) throws -> Void = { _, _, _ in },
+                    checkpoint: () throws -> Void = {}) throws -> Calibrator.Result {
+        let (views, width, height) = try calibrator.findBoards(in: images, jobs: jobs, progress: progress)
+        let result = try calibrator.calibrate(views: views, width: width, height: height, name: name)
+        try checkpoint()
+        return result
+    }
+}

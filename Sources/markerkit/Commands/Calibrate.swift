@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import MarkerKit
+
+struct Calibrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Camera intrinsics from chessboard images, stored in Calibrations/ (OpenCV FileStorage YAML).",
+        discussion: """
+        Each image is searched for the board (findChessboardCorners + cornerSubPix, which gave a lower \
+        error than findChessboardCornersSB on OpenCV's sample images). Views whose error is more than 3 \
+        times the median are dropped and the solve repeated; every image not used is named with the reason. \
+        An existing calibration is never replaced without --force. Images are searched on every core at \
+        once (--jobs), with the same result as --jobs 1.
+
+        Examples:
+          markerkit calibrate shots/ --board board.json --name webcam
+          markerkit calibrate left*.jpg --inner 9x6 --square 25mm --name left --report left.pdf
+          markerkit calibrate shots/ --inner 9x6 --square 1in --model opencv8 -o webcam.xml
+          markerkit calibrate views/ --name webcam       # views/capture.json from 'markerkit capture'
+
+        """
+    )
+
+    @Argument(help: "Chessboard images, or folders of them.")
+    var inputs: [String]
+
+    @Option(help: ArgumentHelp("The board spec written by 'markerkit generate checkerboard'.", valueName: "board.json"))
+    var board: String?
+
+    @Option(help: ArgumentHelp("Inner corners, COLUMNSxROWS (9x6 for 10x7 squares), instead of --board.", valueName: "cols x rows"), transform: InnerCorners.parse)
+    var inner: InnerCorners?
+
+    @Option(help: ArgumentHelp("Square size with a unit, with --inner.", valueName: "length"), transform: LengthArgument.positive)
+    var square: Length?
+
+    @Option(help: ArgumentHelp("Name to store the calibration under in Calibrations/ (default: camera).", valueName: "name"))
+    var name: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of the store (.yaml, .xml or .json).", valueName: "file"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("Lens model: opencv5 (k1 k2 p1 p2 k3), opencv8 (rational), fisheye.", valueName: "model"))
+    var model = LensModel.opencv5
+
+    @Flag(help: "Fix fx/fy (pinhole models).")
+    var fixAspect = false
+
+    @Flag(help: "Assume no tangential distortion (p1 = p2 = 0).")
+    var zeroTangent = false
+
+    @Option(help: ArgumentHelp("Write a report: per-view errors, residuals, coverage, distortion, parameters (.pdf, .png, .svg).", valueName: "file"))
+    var report: String?
+
+    @Flag(help: "Replace an existing calibration or file.")
+    var force = false
+
+    @OptionGroup var jobs: JobsOption
+
+    func validate() throws {
+        if board != nil && (inner != nil || square != nil) { throw ValidationError("give --board or --inner with --square, not both") }
+        if (inner == nil) != (square == nil) { throw ValidationError("--inner and --square go together") }
+    }
+
+    func run() throws {
+        let jobCount = try jobs.count()
+        let inputs = try CalibrationJob.Inputs.from(paths: self.inputs)
+        let checkerboard = try BoardOptions.checkerboard(board: board, inner: inner, square: square, log: inputs.log)
+        let name = name ?? "camera"
+        try CalibrationStore.validate(name: name)
+        let location = try output.map(Self.file) ?? CalibrationLocation(name: name)
+        try location.checkDestination(force: force)
+        let reportTarget = try reportDestination(report, force: force)
+
+        var job = CalibrationJob(board: checkerboard, images: inputs.images, name: name)
+        job.calibrator.model = model.model
+        job.calibrator.fixAspect = fixAspect
+        job.calibrator.zeroTangent = zeroTangent
+        job.jobs = jobCount
+        let progress = ProgressBar(label: "finding boards")
+        Interrupt.install()
+        let result = try job.run(progress: { done, total, file in
+            progress.update(done, total, file)
+            if done == total { progress.finish() }
+            try Interrupt.checkpoint("calibration")
+        }, checkpoint: { try Interrupt.checkpoint("calibration") })
+        print("calibrated from \(result.used.count) of \(inputs.images.count) images")
+        for line in CalibrationSummary.lines(for: result.calibration) { print(line) }
+        for view in result.views where view.status != .used { print("  not used: \(view.file): \(view.reason)") }
+
+        if let (url, format) = reportTarget {
+            var files = OutputFiles()
+            try files.add(try CalibrationReport(result: result).document(), as: format, at: url, dpi: 150)
+            for file in try files.commit() { print("report \(file.relativePath)") }
+        }
+        try location.write(result.calibration, force: force)
+        print("\(location.inStore ? "stored" : "wrote") \(location.url.relativePath)")
+    }
+
+    /// A file for -o; the store's other formats are one export away.
+    static func file(_ path: String) throws -> CalibrationLocation {
+        do {
+            return try CalibrationLocation(file: URL(fileURLWithPath: path))
+        } catch let error as MarkerKitError {
+            throw MarkerKitError.cannotWrite("\(error.description) (other formats: markerkit calibrations export)")
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import MarkerKit
+
+struct Capture: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Webcams through V4L2: list them, save frames, or let the assistant capture calibration views.",
+        discussion: """
+        Without a board, frames are saved on a key press (space or enter; q quits) or every --every \
+        seconds. With --board and --auto, a view is saved only when the board is found, held still for \
+        half a second, sharp, and new (its position, size and skew differ from every saved view, as in \
+        ROS's calibrator); four coverage bars show how much of each range is covered, and with a display \
+        a preview window shows the board as found. It stops at --count \
+        or when coverage is full, writes DIR/capture.json (which 'markerkit calibrate DIR' reads), and with \
+        --calibrate NAME calibrates at once. Ctrl-C stops; every saved frame and the log stay.
+
+        Examples:
+          markerkit capture --list
+          markerkit capture --device /dev/video0 --size 1280x720 --out shots/ --every 2 --count 10
+          markerkit capture --device /dev/video0 --out views/ --board board.json --auto --calibrate webcam
+          markerkit capture --device recording.mp4 --out views/ --board board.json --auto --count 20
+        """
+    )
+
+    @Flag(help: "List every video device with its formats, sizes and rates.") var list = false
+    @Option(help: ArgumentHelp("A camera (/dev/video0), a video file or a folder of images.", valueName: "device")) var device: String?
+    @OptionGroup var camera: CameraOptions
+    @Option(name: .customLong("out"), help: ArgumentHelp("Folder for the saved frames and capture.json (created when missing).", valueName: "dir")) var out: String?
+    @Option(help: "How many frames or views to save.") var count: Int = 30
+    @Option(help: ArgumentHelp("The board spec from 'markerkit generate checkerboard'.", valueName: "board.json")) var board: String?
+    @Flag(help: "With --board: save views by themselves when they pass the gates.") var auto = false
+    @Option(help: ArgumentHelp("Without a board: save a frame every this many seconds.", valueName: "seconds")) var every: Double?
+    @Option(help: ArgumentHelp("Calibrate from the saved views and store the result under this name.", valueName: "name")) var calibrate: String?
+    @Flag(help: "Replace files that exist in --out, and an existing calibration with --calibrate.") var force = false
+
+    func run() throws {
+        if list { return print(V4L2Device.listing()) }
+        guard let device else { throw MarkerKitError.invalidArgument("give --device (a camera, video file or image folder), or --list") }
+        guard let out else { throw MarkerKitError.invalidArgument("give --out DIR for the saved frames") }
+        guard (1...10_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-10000") }
+        if auto && board == nil { throw MarkerKitError.invalidArgument("--auto needs --board board.json") }
+        let location = try calibrate.map { try CalibrationLocation(name: $0) }
+        if calibrate != nil && board == nil { throw MarkerKitError.invalidArgument("--calibrate needs --board board.json") }
+        let checkerboard = try board.map { try BoardSpec.read(from: URL(fileURLWithPath: $0)).checkerboard() }
+        try location?.checkDestination(force: force)
+        let trigger: CaptureSession.Trigger = auto ? .assistant : every.map { .every($0) } ?? .onRequest
+        let keys = trigger == .onRequest ? try KeyReader() : nil
+        if trigger == .onRequest && keys == nil {
+            throw MarkerKitError.invalidArgument("without --auto, give --every SECONDS (no terminal to press keys in)")
+        }
+        var session = try CaptureSession(directory: URL(fileURLWithPath: out), source: device, board: checkerboard, count: count, trigger: trigger)
+        try session.checkDestination(force: force)
+        let feed = try camera.open(device, color: true)
+        defer { feed.stop() } // also when a frame throws: the reading thread must be done before exit
+        let directory = try OutputFolder(out, option: "--out").url
+        let preview = PreviewWindow(title: "markerkit capture")
+        Interrupt.install()
+        let outcome = try session.run(feed: feed, shouldStop: { Interrupt.requested }, request: {
+            switch keys?.poll() {
+            case .save: return true
+            case .quit: Interrupt.requested = true; return false
+            case nil: return false
+            }
+        }, onUpdate: { update in
+            if let line = CaptureStatus.line(update, trigger: trigger, feed: feed) { status(line) }
+            if preview.isAvailable {
+                var picture = update.frame.frame
+                if let corners = update.corners { try MarkerAnnotator().drawPoints(&picture, corners, color: update.saving ? (0, 220, 0) : (0, 180, 255)) }
+                if preview.show(picture) == "q" { Interrupt.requested = true }
+            }
+        })
+        feed.stop()
+        endStatus()
+        keys?.restore()
+        let saved = outcome.saved.count
+        print("saved \(saved) frame\(saved == 1 ? "" : "s") in \(directory.relativePath)/ with capture.json (\(feed.processed) frames seen, \(feed.dropped) dropped)\(Interrupt.requested ? ", stopped by Ctrl-C" : "")")
+        if let calibrate, let checkerboard, let location {
+            let result = try CalibrationJob(board: checkerboard, images: outcome.saved, name: calibrate).run()
+            for line in CalibrationSummary.lines(for: result.calibration) { print(line) }
+            try location.write(result.calibration, force: force)
+            print("stored \(location.url.relativePath)")
+        }
+    }
+}

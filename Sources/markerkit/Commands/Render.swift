@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import MarkerKit
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Render marker images with exact ground truth, to make your own test sets.",
+        discussion: """
+        Each image shows one marker at a random size (8-400 px), tilt (0-75°), position and lighting, seen \
+        through the camera's lens (a calibration, or a built-in webcam-like camera). DIR/truth.json holds \
+        the camera and every marker's ID, corners (pixel centres at integers, as OpenCV) and pose (mm).
+        With --profile phone each image is a phone photo instead: 3024x4032 or 2448x3264, portrait or \
+        landscape, several markers of 20-250 px with gray patches, text or a second marker printed close \
+        beside many of them, and a phone's blur, motion blur, sensor noise, vignetting, shadows and JPEG; \
+        truth.json then also holds each image's camera and what is printed beside each marker (the print \
+        itself is never in it). --noise, --blur and --jpeg, when given, replace what the profile sampled.
+
+        Examples:
+          markerkit render --seed 7 --count 20 -o renders/
+          markerkit render --count 100 --calibration webcam --noise 2 --blur 0.5 -o hard/
+          markerkit render --clip 20 --size 640x480 -o clip.avi    # then: capture --device clip.avi --auto
+          markerkit render --profile phone --count 5 -o phone/
+        """
+    )
+
+    @Option(help: "Seed: the same seed gives the same images.") var seed: UInt64 = 7
+    @Option(help: "Number of images.") var count: Int = 20
+    @Option(help: ArgumentHelp("Begin at scene N of the seed (the render numbers verify markers reports): writes scene_N.png onwards.",
+                               valueName: "N")) var start: Int = 0
+    @OptionGroup var dictionaryOption: DictionaryOption
+    @OptionGroup var profileOption: ProfileOption
+    @OptionGroup var forceOption: ForceOption
+    @Option(help: ArgumentHelp("Image size in pixels, without --calibration (default 1280x720).", valueName: "WxH"), transform: ImageSize.parse)
+    var size: ImageSize?
+    @Option(help: ArgumentHelp("Camera: a stored name or a calibration file.", valueName: "name|file")) var calibration: String?
+    @Option(help: ArgumentHelp("Gaussian noise, standard deviation in gray levels (default 0).", valueName: "sigma")) var noise: Double?
+    @Option(help: ArgumentHelp("Gaussian blur, standard deviation in pixels (default 0).", valueName: "sigma")) var blur: Double?
+    @Option(help: ArgumentHelp("JPEG quality 1-100 (default: none).", valueName: "quality")) var jpeg: Int?
+    @Option(help: ArgumentHelp("Instead of marker images: a video of a 9x6 board (30 mm squares) moved through this many calibration views, with its board spec beside it.", valueName: "views"))
+    var clip: Int?
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output folder (created when missing), or the video file with --clip.", valueName: "dir|file")) var output: String
+
+    func run() throws {
+        if let clip {
+            guard !profileOption.isPhone else { throw MarkerKitError.invalidArgument("--clip renders a calibration board: --profile phone does not apply") }
+            return try renderClip(views: clip)
+        }
+        guard (1...100_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-100000") }
+        guard (0...1_000_000).contains(start) else { throw MarkerKitError.invalidArgument("--start \(start) is outside 0-1000000") }
+        try checkDegradations(noise: noise ?? 0, blur: blur ?? 0)
+        if let jpeg, !(1...100).contains(jpeg) { throw MarkerKitError.invalidArgument("--jpeg \(jpeg) is outside 1-100") }
+        try profileOption.check(size: size, calibration: calibration)
+        let camera = profileOption.isPhone ? nil : try renderCamera(calibration: calibration, size: size ?? .webcam)
+        var set = RenderSet(profile: camera.map { .camera($0) } ?? .phone, seed: seed, dictionary: dictionaryOption.dictionary, count: count)
+        set.start = start
+        set.noise = noise
+        set.blur = blur
+        set.jpegQuality = jpeg
+        try set.checkDestination(URL(fileURLWithPath: output), force: forceOption.force)
+        let folder = try OutputFolder(output, option: "-o")
+        let progress = ProgressBar(label: "rendering")
+        let outcome = try set.write(into: folder.url, createdDirectory: folder.created) { done, total, name in
+            progress.update(done, total, name)
+        }
+        progress.finish()
+        let directory = folder.url.relativePath
+        if let camera {
+            print("rendered \(count) images \(camera.imageWidth)x\(camera.imageHeight) into \(directory)/ with truth.json (camera \(camera.name), seed \(seed))")
+        } else {
+            print("rendered \(count) phone photos (\(outcome.sizes.joined(separator: ", "))) into \(directory)/ with truth.json (camera builtin-phone, seed \(seed))")
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import ArgumentParser
+import MarkerKit
+
+// Option values parsed by the argument parser, so that a bad value is refused before `run()` with the
+// option named once: "The value '40' is invalid for '--size <length>': it has no unit: ...".
+
+/// A size in pixels, WIDTHxHEIGHT (16-8192 each).
+struct ImageSize: Equatable, CustomStringConvertible {
+    let width: Int, height: Int
+
+    static let webcam = ImageSize(width: 1280, height: 720)
+
+    static func parse(_ text: String) throws -> ImageSize {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (16...8192).contains(w), (16...8192).contains(h) else {
+            throw MarkerKitError.invalidArgument("it is not WIDTHxHEIGHT in pixels (16-8192), such as 1280x720")
+        }
+        return ImageSize(width: w, height: h)
+    }
+
+    var description: String { "\(width)x\(height)" }
+}
+
+/// A board's inner corners, COLUMNSxROWS (9x6 for 10x7 squares).
+struct InnerCorners {
+    let columns: Int, rows: Int
+
+    static func parse(_ text: String) throws -> InnerCorners {
+        let (columns, rows) = try Checkerboard.parseInnerCorners(text)
+        return InnerCorners(columns: columns, rows: rows)
+    }
+}
+
+/// Lengths with a unit (25mm, 1in): greater than zero (sizes), or not negative (margins, gaps).
+enum LengthArgument {
+    static func positive(_ text: String) throws -> Length { try Length.positive(text) }
+    static func nonNegative(_ text: String) throws -> Length { try Length.nonNegative(text) }
+}
+
+/// The lens models `calibrate` solves for.
+enum LensModel: String, ExpressibleByArgument, CaseIterable {
+    case opencv5, opencv8, fisheye
+
+    var model: CameraCalibration.Model { CameraCalibration.Model(rawValue: rawValue)! }
+}
+
+extension CalibrationFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}
+
+/// A camera's pixel format, or auto.
+enum PixelFormatArgument: String, ExpressibleByArgument, CaseIterable {
+    case auto, yuyv, mjpeg, grey
+
+    var cameraFormat: PixelConversion.CameraFormat? { PixelConversion.CameraFormat(rawValue: rawValue) }
+}

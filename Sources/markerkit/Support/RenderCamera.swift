@@ -1,0 +1,21 @@
+import MarkerKit
+
+/// The camera renders use: a stored or given calibration (at its own image size), else the built-in
+/// webcam at `size`.
+func renderCamera(calibration: String?, size: ImageSize) throws -> CameraCalibration {
+    if let calibration {
+        let c = try CalibrationStore.default.resolve(calibration)
+        guard c.imageWidth > 0, c.imageHeight > 0 else {
+            throw MarkerKitError.badInput("calibration '\(calibration)' has no image size, which rendering needs")
+        }
+        return c
+    }
+    return BuiltInCamera.webcam(width: size.width, height: size.height)
+}
+
+/// Noise and blur as users may set them for renders.
+func checkDegradations(noise: Double, blur: Double) throws {
+    guard noise.isFinite, (0...100).contains(noise), blur.isFinite, (0...20).contains(blur) else {
+        throw MarkerKitError.invalidArgument("--noise must be 0-100 and --blur 0-20")
+    }
+}

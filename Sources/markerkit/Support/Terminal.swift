@@ -1,0 +1,46 @@
+import Foundation
+import MarkerKit
+
+/// A line on stderr that is not an error: what was left out, what to watch for.
+func note(_ message: String) {
+    FileHandle.standardError.write(Data("markerkit: note: \(message)\n".utf8))
+}
+
+/// One error on stderr, for a run that goes on with its other inputs.
+func report(_ error: MarkerKitError) {
+    FileHandle.standardError.write(Data("markerkit: error: \(error.description)\n".utf8))
+}
+
+/// One status line on stderr, rewritten in place, when stderr is a terminal.
+/// The line is only made when stderr is a terminal (track and capture make one per frame).
+func status(_ line: @autoclosure () -> String) {
+    guard isatty(2) == 1 else { return }
+    FileHandle.standardError.write(Data("\r\(line())\u{1B}[K".utf8))
+}
+
+func endStatus() {
+    guard isatty(2) == 1 else { return }
+    FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+}
+
+/// A one-line progress bar on stderr when it is a terminal; silent otherwise.
+final class ProgressBar {
+    let label: String
+    let enabled = isatty(2) == 1
+
+    init(label: String) { self.label = label }
+
+    func update(_ done: Int, _ total: Int, _ item: String) {
+        guard enabled, total > 0 else { return }
+        let width = 24
+        let filled = width * done / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let name = item.count > 30 ? "..." + item.suffix(27) : item
+        FileHandle.standardError.write(Data("\r\(label) [\(bar)] \(done)/\(total) \(name)\u{1B}[K".utf8))
+    }
+
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}
