@@ -29,7 +29,7 @@ struct MarkerKitCommand: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch let error as MarkerKitError {
-            fail(error.description, code: error.exitCode)
+            fail(error.cliMessage, code: error.exitCode)
         } catch let code as ExitCode {
             Foundation.exit(code.rawValue) // already reported, line by line
 

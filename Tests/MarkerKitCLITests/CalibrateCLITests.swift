@@ -51,7 +51,7 @@ import Testing
         (["calibrate", "empty"] + boardArgs + ["--name", "new"], 66, "holds no images"),
         (["calibrate", "missing-folder"] + boardArgs + ["--name", "new"], 66, "no such file or folder"),
         (["calibrate", "noboard"] + boardArgs + ["--name", "new"], 65, "no image shows a 9x6 board"),
-        (["calibrate", "two", "--inner", "12x9", "--square", "1mm", "--name", "new"], 65, "check --inner"),
+        (["calibrate", "two", "--inner", "12x9", "--square", "1mm", "--name", "new"], 65, "named by its inner corners: 9x6 for 10x7 squares"),
         (["calibrate", "two"] + boardArgs + ["--name", "new"], 65, "only 2 images show the board"),
         (["calibrate", "same"] + boardArgs + ["--name", "new"], 65, "too similar to constrain the focal length"),
         (["calibrate", "two"] + boardArgs + ["--model", "brown", "--name", "new"], 64, "'brown' is invalid for '--model <model>'"),

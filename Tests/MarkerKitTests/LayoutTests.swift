@@ -45,13 +45,13 @@ import Testing
             _ = try CheckerboardSheet(board: board, page: a4, margin: .mm(10))
         } catch {
             #expect("\(error)".contains("the largest square that fits is 20.6 mm"))
-            #expect("\(error)".contains("or use --page A3"))
+            #expect("\(error)".contains("or print it on A3"))
         }
         let letter = try PageSize(parsing: "letter")
         do {
             _ = try CheckerboardSheet(board: board, page: letter, margin: .mm(10))
         } catch {
-            #expect("\(error)".contains("or use --page Tabloid"))
+            #expect("\(error)".contains("or print it on Tabloid"))
         }
         let fits = try Checkerboard(innerColumns: 9, innerRows: 6, square: .mm(20.6))
         #expect(try CheckerboardSheet(board: fits, page: a4, margin: .mm(10)).page.isLandscape)

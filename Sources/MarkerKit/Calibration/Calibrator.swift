@@ -119,7 +119,7 @@ public struct Calibrator: Sendable {
         var views = input
         let found = views.filter { $0.status == .used }.count
         guard found > 0 else {
-            throw MarkerKitError.badInput("no image shows a \(board.innerColumns)x\(board.innerRows) board (check --inner: it counts inner corners, 9x6 for 10x7 squares)")
+            throw MarkerKitError.badInput("no image shows a \(board.innerColumns)x\(board.innerRows) board (a board is named by its inner corners: 9x6 for 10x7 squares)")
         }
         guard found >= 3 else {
             throw MarkerKitError.badInput("only \(found) image\(found == 1 ? " shows" : "s show") the board: calibration needs at least 3 views (10 or more, tilted in different directions, are better)")

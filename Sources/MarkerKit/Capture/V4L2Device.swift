@@ -110,7 +110,7 @@ public struct V4L2Device: Sendable {
     public static func listing(in directory: String = "/dev") -> String {
         let nodes = deviceNodes(in: directory)
         guard !nodes.isEmpty else {
-            return "no video devices (\(directory)/video* is absent): connect a camera, or use a video file or image folder with --device"
+            return "no video devices (\(directory)/video* is absent): connect a camera, or read a video file or image folder instead"
         }
         return nodes.map { node in
             do {

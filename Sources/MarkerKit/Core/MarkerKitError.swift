@@ -10,6 +10,8 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
     case badInput(String)
     /// Output that cannot be created (missing directory, unknown extension, unwritable path).
     case cannotWrite(String)
+    /// An output file that exists and was not to be replaced (`force` not set): its path.
+    case outputExists(String)
     /// Something the library itself got wrong: a bug, never the user's fault.
     case internalFailure(String)
     /// The user stopped a long run with Ctrl-C (SIGINT) or SIGTERM before it wrote anything.
@@ -20,6 +22,8 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
         case .invalidArgument(let m), .missingInput(let m), .badInput(let m), .cannotWrite(let m),
              .internalFailure(let m), .interrupted(let m):
             return m
+        case .outputExists(let path):
+            return "'\(path)' exists (not replaced)"
         }
     }
 
@@ -34,7 +38,7 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
         case .badInput: return 65         // EX_DATAERR
         case .missingInput: return 66     // EX_NOINPUT
         case .internalFailure: return 70  // EX_SOFTWARE
-        case .cannotWrite: return 73      // EX_CANTCREAT
+        case .cannotWrite, .outputExists: return 73 // EX_CANTCREAT
         case .interrupted: return 130     // 128 + SIGINT, as shells report Ctrl-C
         }
     }

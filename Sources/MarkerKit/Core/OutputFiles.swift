@@ -10,7 +10,7 @@ public struct OutputFiles {
     public mutating func add(_ data: Data, at url: URL) { files.append((url, data)) }
 
     /// Fails early, before any work, when `url` cannot be a destination (missing directory, a directory),
-    /// or is a file that exists and `force` is not set: nothing is replaced without --force.
+    /// or is a file that exists and `force` is not set: nothing is replaced unless `force`.
     public static func checkDestination(_ url: URL, force: Bool) throws {
         let directory = url.deletingLastPathComponent()
         var isDirectory: ObjCBool = false
@@ -24,7 +24,7 @@ public struct OutputFiles {
             throw MarkerKitError.cannotWrite("cannot write '\(url.path)': directory '\(directory.path)' is not writable")
         }
         if !force && FileManager.default.fileExists(atPath: url.path) {
-            throw MarkerKitError.cannotWrite("'\(url.relativePath)' exists: add --force to replace it")
+            throw MarkerKitError.outputExists(url.relativePath)
         }
     }
 
@@ -75,7 +75,7 @@ public struct OutputFiles {
             }
         } else {
             guard link(temp.path, url.path) == 0 else {
-                if errno == EEXIST { throw MarkerKitError.cannotWrite("'\(url.path)' exists: add --force to replace it") }
+                if errno == EEXIST { throw MarkerKitError.outputExists(url.path) }
                 throw MarkerKitError.cannotWrite("cannot write '\(url.path)': \(String(cString: strerror(errno)))")
             }
         }

@@ -22,13 +22,13 @@ public struct IDSelection: Sendable, Equatable {
                 $0.trimmingCharacters(in: .whitespaces)
             }
             guard (1...2).contains(bounds.count), let low = Int(bounds[0]), let high = Int(bounds[bounds.count - 1]) else {
-                throw MarkerKitError.invalidArgument("--ids '\(text)': '\(part)' is not an ID or a range like 100-120")
+                throw MarkerKitError.invalidArgument("'\(text)': '\(part)' is not an ID or a range like 100-120")
             }
             for id in [low, high] where !(0...last).contains(id) {
-                throw MarkerKitError.invalidArgument("--ids '\(text)': ID \(id) is outside 0-\(last) of \(dictionary.name)")
+                throw MarkerKitError.invalidArgument("'\(text)': ID \(id) is outside 0-\(last) of \(dictionary.name)")
             }
             guard low <= high else {
-                throw MarkerKitError.invalidArgument("--ids '\(text)': range \(part) runs backwards (write \(high)-\(low))")
+                throw MarkerKitError.invalidArgument("'\(text)': range \(part) runs backwards (write \(high)-\(low))")
             }
             if bounds.count == 1 { named.insert(low) }
             for id in low...high where seen.insert(id).inserted { ids.append(id) }

@@ -31,7 +31,7 @@ public struct CheckerboardSheet {
         var message = "a \(board.summary) board is \(board.width) x \(board.height) and does not fit on \(page) with its one-square white border and \(margin) margins"
         message += largest >= 0.1 ? ": the largest square that fits is \(Length.format(largest)) mm" : ""
         if let bigger = try Self.smallestPreset(holding: board, like: page, margin: margin.millimetres, style: style) {
-            message += ", or use --page \(bigger.name)"
+            message += ", or print it on \(bigger.name)"
         }
         throw MarkerKitError.invalidArgument(message)
     }

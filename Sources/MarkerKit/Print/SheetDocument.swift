@@ -81,7 +81,7 @@ public struct SheetDocument {
         let (width, height) = Self.pixelSize(of: page.size, dpi: dpi)
         guard width <= Self.maxPixelsPerSide, height <= Self.maxPixelsPerSide, width > 0, height > 0 else {
             throw MarkerKitError.invalidArgument(
-                "--dpi \(Length.format(dpi)) makes \(page.size) \(width) x \(height) pixels; PNG pages stop at \(Self.maxPixelsPerSide) a side: lower --dpi or write PDF/SVG")
+                "at \(Length.format(dpi)) dpi, \(page.size) is \(width) x \(height) pixels; PNG pages stop at \(Self.maxPixelsPerSide) a side: lower the resolution or write PDF/SVG")
         }
         let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))
         defer { cairo_surface_destroy(surface) }

@@ -101,7 +101,7 @@ struct Calibrate: ParsableCommand {
         do {
             return try CalibrationLocation(file: URL(fileURLWithPath: path))
         } catch let error as MarkerKitError {
-            throw MarkerKitError.cannotWrite("\(error.description) (other formats: markerkit calibrations export)")
+            throw MarkerKitError.cannotWrite("\(error.cliMessage) (other formats: markerkit calibrations export)")
         }
     }
 }

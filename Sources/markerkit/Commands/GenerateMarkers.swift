@@ -43,7 +43,7 @@ struct GenerateMarkers: ParsableCommand {
     @OptionGroup var sheet: SheetOptions
 
     func run() throws {
-        let selection = try IDSelection(parsing: ids, dictionary: dictionaryOption.dictionary)
+        let selection = try naming("--ids ") { try IDSelection(parsing: ids, dictionary: dictionaryOption.dictionary) }
         let side = size
         let destination = try sheet.destination()
         let (kept, dropped) = selection.printable(includeAmbiguous: includeAmbiguous)

@@ -47,7 +47,7 @@ extension SheetDocument {
     /// Renders and writes every page atomically; prints where the files went.
     func write(to destination: (url: URL, format: OutputFormat), dpi: Double, extra: [(URL, Data)] = [],
                summary: String) throws {
-        let pages = try render(as: destination.format, dpi: dpi)
+        let pages = try naming("--dpi: ") { try render(as: destination.format, dpi: dpi) }
         var files = OutputFiles()
         for (url, data) in zip(destination.format.files(for: destination.url, pageCount: pages.count), pages) {
             files.add(data, at: url)

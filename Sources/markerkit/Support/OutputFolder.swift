@@ -33,7 +33,7 @@ struct OutputFolder {
 extension OutputFiles {
     /// Adds every page of `document`, rendered as `format`, at `url` (PDF: one file; PNG, SVG: one a page).
     mutating func add(_ document: SheetDocument, as format: OutputFormat, at url: URL, dpi: Double) throws {
-        for (file, data) in zip(format.files(for: url, pageCount: document.pages.count), try document.render(as: format, dpi: dpi)) {
+        for (file, data) in zip(format.files(for: url, pageCount: document.pages.count), try naming("--dpi: ") { try document.render(as: format, dpi: dpi) }) {
             add(data, at: file)
         }
     }

@@ -8,7 +8,7 @@ func note(_ message: String) {
 
 /// One error on stderr, for a run that goes on with its other inputs.
 func report(_ error: MarkerKitError) {
-    FileHandle.standardError.write(Data("markerkit: error: \(error.description)\n".utf8))
+    FileHandle.standardError.write(Data("markerkit: error: \(error.cliMessage)\n".utf8))
 }
 
 /// One status line on stderr, rewritten in place, when stderr is a terminal.
