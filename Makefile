@@ -18,7 +18,7 @@ demo:
 
 # The suite, then another package built against MarkerKit by version (Examples/DetectMarkers), then the
 # allocation check: track from a (fake) camera allocates nothing per frame; only an optimised build can
-# show that, so it builds one.
+# show that, so it builds one. Last, `make install` into a temporary prefix, used from there, uninstalled.
 test:
 	scripts/install-deps --test
 	$(SWIFT) build
@@ -26,6 +26,7 @@ test:
 	scripts/example-package-check
 	$(SWIFT) build -c release
 	scripts/allocations-per-frame --check
+	scripts/install-check
 
 # The library's documentation (DocC): the catalog Sources/MarkerKit/MarkerKit.docc and the doc comments,
 # as a static site in docs-output/. Any DocC warning (a broken symbol or article link) fails the build.
