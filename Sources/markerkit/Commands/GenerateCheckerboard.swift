@@ -36,7 +36,7 @@ struct GenerateCheckerboard: ParsableCommand {
         let board = try Checkerboard(innerColumns: inner.columns, innerRows: inner.rows, square: square)
         let destination = try sheet.destination()
         let orientation: Bool? = sheet.landscape ? true : (portrait ? false : nil)
-        let placed = try CheckerboardSheet(board: board, page: try PageSize(parsing: sheet.page),
+        let placed = try CheckerboardSheet(board: board, page: try sheet.page ?? PageSize(parsing: "a4"),
                                            margin: sheet.margin, turn: orientation)
         if board.isSymmetric {
             note("a \(board.squareColumns)x\(board.squareRows)-square board looks the same turned 180°, so its orientation is ambiguous; one odd and one even square count avoids that")

@@ -22,8 +22,9 @@ struct GenerateMarker: ParsableCommand {
     @Option(help: ArgumentHelp("Side of the outer black square, with a unit (50mm, 2in).", valueName: "length"), transform: LengthArgument.positive)
     var size: Length
 
-    @Option(help: ArgumentHelp("Page: A0-A5, Letter, Legal, Tabloid or WxH with a unit; default: just large enough.", valueName: "page"))
-    var page: String?
+    @Option(help: ArgumentHelp("Page: A0-A5, Letter, Legal, Tabloid or WxH with a unit; default: just large enough.", valueName: "page"),
+            transform: PageSize.init(parsing:))
+    var page: PageSize?
 
     @Flag(help: "Turn the page to landscape (with --page).")
     var landscape = false
@@ -51,8 +52,7 @@ struct GenerateMarker: ParsableCommand {
             note("ID \(ambiguity)")
         }
         let document: SheetDocument
-        if let page {
-            let size = try PageSize(parsing: page)
+        if let size = page {
             var sheet = MarkerSheet(ids: [id], side: side, page: landscape ? size.landscape : size,
                                     margin: margin, gap: .mm(0))
             sheet.dictionary = dictionary

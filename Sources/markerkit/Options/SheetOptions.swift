@@ -4,8 +4,9 @@ import MarkerKit
 
 /// Options every sheet shares: page, orientation, margin, resolution and output file.
 struct SheetOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Page: A0-A5, Letter, Legal, Tabloid, or WxH with a unit (200x300mm).", valueName: "page"))
-    var page = "a4"
+    @Option(help: ArgumentHelp("Page: A0-A5, Letter, Legal, Tabloid, or WxH with a unit (200x300mm) (default: A4).", valueName: "page"),
+            transform: PageSize.init(parsing:))
+    var page: PageSize?
 
     @Flag(help: "Turn the page to landscape.")
     var landscape = false
@@ -23,7 +24,7 @@ struct SheetOptions: ParsableArguments {
     var force = false
 
     func pageSize() throws -> PageSize {
-        let size = try PageSize(parsing: page)
+        let size = try page ?? PageSize(parsing: "a4")
         return landscape ? size.landscape : size
     }
 
