@@ -1,4 +1,5 @@
-// Image files in and out through OpenCV's imgcodecs, and colour conversion.
+// Image files in and out through OpenCV's imgcodecs (loaded on first use: opencv_libraries.hpp), and colour
+// conversion.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include "bridge_error.hpp"
+#include "opencv_libraries.hpp"
 
 namespace {
 // Width and height from the first bytes of a PNG, JPEG or BMP file; false for other formats or a
@@ -258,6 +260,8 @@ cv::Mat to_8bit(const cv::Mat &image) {
 // not by imdecode, so that what was done is known (`orientation` gets the tag, 0 for none): OpenCV 4.6
 // applies it for JPEG and PNG (not WebP) unless told not to, and its TIFF decoder (libtiff) always.
 int32_t decode_kept(const uint8_t *bytes, size_t count, int32_t channels, cvb_image *out, int32_t *orientation) {
+    const cvb::ImgCodecs &codecs = cvb::imgcodecs();
+    if (!codecs.problem.empty()) return cvb::fail(CVB_ERR_UNAVAILABLE, codecs.problem);
     if (int32_t refused = refuse_if_too_large(bytes, count); refused < 0) return refused;
     Container container = Container::other;
     const int32_t tag = file_orientation(bytes, count, container);
@@ -265,7 +269,7 @@ int32_t decode_kept(const uint8_t *bytes, size_t count, int32_t channels, cvb_im
     const cv::Mat encoded(1, int(count), CV_8UC1, const_cast<uint8_t *>(bytes));
     const int flags = cv::IMREAD_ANYDEPTH | cv::IMREAD_IGNORE_ORIENTATION |
                       (channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_ANYCOLOR);
-    decoding.image = quietly([&] { return cv::imdecode(encoded, flags); });
+    decoding.image = quietly([&] { return codecs.imdecode(encoded, flags); });
     if (decoding.image.empty()) return CVB_ERR_IO;
     decoding.image = to_8bit(decoding.image);
     if (container != Container::tiff) decoding.image = oriented(decoding.image, tag);
@@ -323,8 +327,10 @@ extern "C" int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_
     return cvb::guarded("encode image", [&]() -> int32_t {
         if (!cvb::valid_image(pixels, width, height, stride, channels) || extension == nullptr || out == nullptr)
             return cvb::fail(CVB_ERR_ARGUMENT, "encode image: bad argument");
+        const cvb::ImgCodecs &codecs = cvb::imgcodecs();
+        if (!codecs.problem.empty()) return cvb::fail(CVB_ERR_UNAVAILABLE, codecs.problem);
         std::vector<uint8_t> bytes;
-        if (!cv::imencode(extension, cvb::view(pixels, width, height, stride, channels), bytes))
+        if (!codecs.imencode(extension, cvb::view(pixels, width, height, stride, channels), bytes, std::vector<int>()))
             return cvb::fail(CVB_ERR_IO, std::string("cannot encode image as ") + extension);
         auto *data = static_cast<uint8_t *>(std::malloc(bytes.size() + 1));
         if (data == nullptr) return cvb::fail(CVB_ERR_IO, "encode image: out of memory");
@@ -345,9 +351,11 @@ extern "C" int32_t cvb_image_encode_samples(const void *samples, int32_t width, 
             return cvb::fail(CVB_ERR_ARGUMENT, "encode image: bad argument");
         const int depth = bits == 8 ? CV_8U : bits == 16 ? CV_16U : CV_32F;
         const cv::Mat image(height, width, CV_MAKETYPE(depth, channels), const_cast<void *>(samples), size_t(stride));
+        const cvb::ImgCodecs &codecs = cvb::imgcodecs();
+        if (!codecs.problem.empty()) return cvb::fail(CVB_ERR_UNAVAILABLE, codecs.problem);
         std::vector<uint8_t> bytes;
         const std::vector<int> options(parameters, parameters + parameter_count);
-        if (!cv::imencode(extension, image, bytes, options))
+        if (!codecs.imencode(extension, image, bytes, options))
             return cvb::fail(CVB_ERR_IO, std::string("cannot encode image as ") + extension);
         auto *data = static_cast<uint8_t *>(std::malloc(bytes.size() + 1));
         if (data == nullptr) return cvb::fail(CVB_ERR_IO, "encode image: out of memory");
@@ -379,10 +387,12 @@ extern "C" int32_t cvb_jpeg_roundtrip(uint8_t *gray, int32_t width, int32_t heig
     return cvb::guarded("jpeg", [&]() -> int32_t {
         if (!cvb::valid_gray(gray, width, height, stride) || quality < 1 || quality > 100)
             return cvb::fail(CVB_ERR_ARGUMENT, "jpeg: bad argument");
+        const cvb::ImgCodecs &codecs = cvb::imgcodecs();
+        if (!codecs.problem.empty()) return cvb::fail(CVB_ERR_UNAVAILABLE, codecs.problem);
         cv::Mat image = cvb::gray_view(gray, width, height, stride);
         std::vector<uint8_t> bytes;
-        cv::imencode(".jpg", image, bytes, {cv::IMWRITE_JPEG_QUALITY, quality});
-        cv::Mat decoded = cv::imdecode(bytes, cv::IMREAD_GRAYSCALE);
+        codecs.imencode(".jpg", image, bytes, {cv::IMWRITE_JPEG_QUALITY, quality});
+        cv::Mat decoded = codecs.imdecode(bytes, cv::IMREAD_GRAYSCALE);
         if (decoded.size() != image.size()) return cvb::fail(CVB_ERR_IO, "jpeg: round trip changed the size");
         decoded.copyTo(image);
         return CVB_OK;

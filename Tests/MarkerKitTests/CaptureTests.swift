@@ -104,6 +104,15 @@ import Testing
         #expect(String(cString: cvb_last_error()).contains("no display"))
     }
 
+    /// imgcodecs, videoio and highgui are loaded on first use, their functions looked up by mangled name:
+    /// each must be found in the installed OpenCV (a wrong name would otherwise show only when used).
+    @Test func everyOpenCVFunctionLoadedOnFirstUseIsFound() {
+        for library in [CVB_LIBRARY_IMGCODECS, CVB_LIBRARY_VIDEOIO, CVB_LIBRARY_HIGHGUI] {
+            let status = cvb_opencv_library_check(library)
+            #expect(status == 0, "\(String(cString: cvb_last_error()))")
+        }
+    }
+
     /// A source faster than its consumer: the consumer gets the newest frames, the rest count as dropped.
     @Test func liveFramesNeverLag() throws {
         final class Fast: FrameSource {

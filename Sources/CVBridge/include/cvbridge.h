@@ -21,6 +21,7 @@ enum {
     CVB_ERR_ARGUMENT = -2, /* a bad argument (size, id, null pointer) */
     CVB_ERR_IO = -3,       /* a file could not be read or decoded */
     CVB_ERR_TOO_LARGE = -4, /* an image header claims more pixels than CVB_MAX_IMAGE_PIXELS */
+    CVB_ERR_UNAVAILABLE = -5, /* an OpenCV library loaded on first use is missing or lacks a function */
 };
 
 /* Images whose header claims more pixels than this (16384 x 16384) are refused before decoding. */
@@ -310,7 +311,7 @@ int32_t cvb_solve_pnp_square_opencv(const double *image_corners, double side, co
 /* ---- Video ------------------------------------------------------------------------------------------ */
 
 typedef struct cvb_video cvb_video;
-/* Opens a video file with OpenCV's videoio. */
+/* Opens a video file with OpenCV's videoio (FFmpeg). */
 int32_t cvb_video_open(const char *path, cvb_video **out);
 /* Decodes the next frame as BGR (channels 3) into memory the video keeps: `out` views it until the next
  * read (not released; FFmpeg's own packets are still allocated inside). Returns 1 for a frame, 0 at the end. */
@@ -325,6 +326,22 @@ int32_t cvb_video_writer_open(const char *path, const char *fourcc, double fps, 
 int32_t cvb_video_writer_write(cvb_video_writer *writer, const uint8_t *bgr, int32_t width, int32_t height,
                                int32_t stride);
 void cvb_video_writer_close(cvb_video_writer *writer);
+
+/* ---- OpenCV libraries loaded on first use ------------------------------------------------------- */
+
+/* imgcodecs (image files), videoio (video files) and highgui (the preview window) are not linked: each is
+ * loaded with dlopen the first time it is needed (linking them loaded 264 shared objects, GDAL, FFmpeg
+ * and GStreamer among them, into every command), and every function the bridge takes from it is looked
+ * up then. A function that needs one that is missing fails with CVB_ERR_UNAVAILABLE (CVB_ERR_IO for the
+ * preview) and a message naming the library or the first function it lacks. */
+typedef enum : int32_t {
+    CVB_LIBRARY_IMGCODECS = 0,
+    CVB_LIBRARY_VIDEOIO = 1,
+    CVB_LIBRARY_HIGHGUI = 2,
+} cvb_opencv_library;
+/* Loads `library` now if it is not loaded yet: CVB_OK when every function the bridge uses was found,
+ * else CVB_ERR_UNAVAILABLE and the message. */
+int32_t cvb_opencv_library_check(cvb_opencv_library library);
 
 /* ---- Preview window ------------------------------------------------------------------------------ */
 

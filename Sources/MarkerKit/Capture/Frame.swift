@@ -66,7 +66,8 @@ public struct Frame: Sendable {
             case .special(let what): throw InputCatalog.notARegularFile(path, what)
             case .file, .folder: break
             }
-            let reason = Int(status) == CVB_ERR_TOO_LARGE ? String(cString: cvb_last_error()) : "not a readable image or corrupt"
+            let said = Int(status) == CVB_ERR_TOO_LARGE || Int(status) == CVB_ERR_UNAVAILABLE
+            let reason = said ? String(cString: cvb_last_error()) : "not a readable image or corrupt"
             throw MarkerKitError.badInput("cannot read image '\(path)': \(reason)")
         }
         copy(bridged: image, format: format)

@@ -17,8 +17,10 @@ public final class VideoFileSource: FrameSource {
             throw MarkerKitError.missingInput("cannot read video '\(url.path)': no such file")
         }
         var handle: OpaquePointer?
-        guard cvb_video_open(url.path, &handle) >= 0, handle != nil else {
-            throw MarkerKitError.badInput("cannot read video '\(url.path)': not a video OpenCV can decode")
+        let status = cvb_video_open(url.path, &handle)
+        guard status >= 0, handle != nil else {
+            let reason = Int(status) == CVB_ERR_UNAVAILABLE ? String(cString: cvb_last_error()) : "not a video OpenCV can decode"
+            throw MarkerKitError.badInput("cannot read video '\(url.path)': \(reason)")
         }
         video = handle
         fps = cvb_video_fps(handle)
