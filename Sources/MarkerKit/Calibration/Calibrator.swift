@@ -186,9 +186,7 @@ public struct Calibrator: Sendable {
         let options = Int32((fixAspect ? CVB_CALIB_FIX_ASPECT : 0) | (zeroTangent ? CVB_CALIB_ZERO_TANGENT : 0))
         let status = cvb_calibrate(object, Int32(points.count), image, Int32(used.count), Int32(width), Int32(height),
                                    bridgeModel, options, &result, &rvecs, &tvecs, &perView)
-        guard status >= 0 else {
-            throw MarkerKitError.badInput("OpenCV could not calibrate from these views: \(String(cString: cvb_last_error()))")
-        }
+        try Bridge.check(status) { .badInput("OpenCV could not calibrate from these views: \($0)") }
         return (result, perView, rvecs, tvecs)
     }
 }

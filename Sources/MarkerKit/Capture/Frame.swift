@@ -67,7 +67,7 @@ public struct Frame: Sendable {
             case .file, .folder: break
             }
             let said = Int(status) == CVB_ERR_TOO_LARGE || Int(status) == CVB_ERR_UNAVAILABLE
-            let reason = said ? String(cString: cvb_last_error()) : "not a readable image or corrupt"
+            let reason = said ? Bridge.lastError : "not a readable image or corrupt"
             throw MarkerKitError.badInput("cannot read image '\(path)': \(reason)")
         }
         copy(bridged: image, format: format)
@@ -95,9 +95,7 @@ public struct Frame: Sendable {
                              "." + fileExtension, &out)
         }
         defer { cvb_image_release(&out) }
-        guard status >= 0, let data = out.data else {
-            throw MarkerKitError.cannotWrite("cannot encode an image as .\(fileExtension): \(String(cString: cvb_last_error()))")
-        }
-        return Data(bytes: data, count: Int(out.width))
+        try Bridge.check(status) { .cannotWrite("cannot encode an image as .\(fileExtension): \($0)") }
+        return out.data.map { Data(bytes: $0, count: Int(out.width)) } ?? Data()
     }
 }

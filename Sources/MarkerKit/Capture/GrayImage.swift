@@ -36,7 +36,7 @@ public struct GrayImage: Sendable {
                                 Int32(width), Int32(height), bilinear ? 1 : 0, $0.baseAddress)
             }
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
     }
 
     /// Reads any image file OpenCV's imgcodecs decodes (PNG, JPEG, TIFF, BMP, PGM, ...) as gray.

@@ -19,7 +19,7 @@ public final class VideoFileSource: FrameSource {
         var handle: OpaquePointer?
         let status = cvb_video_open(url.path, &handle)
         guard status >= 0, handle != nil else {
-            let reason = Int(status) == CVB_ERR_UNAVAILABLE ? String(cString: cvb_last_error()) : "not a video OpenCV can decode"
+            let reason = Int(status) == CVB_ERR_UNAVAILABLE ? Bridge.lastError : "not a video OpenCV can decode"
             throw MarkerKitError.badInput("cannot read video '\(url.path)': \(reason)")
         }
         video = handle
@@ -36,9 +36,7 @@ public final class VideoFileSource: FrameSource {
     public func next(into sourced: inout SourcedFrame) throws -> Bool {
         var image = cvb_image()
         let status = cvb_video_read(video, &image)
-        guard status >= 0 else {
-            throw MarkerKitError.badInput("video '\(url.path)' frame \(index): \(String(cString: cvb_last_error()))")
-        }
+        try Bridge.check(status) { .badInput("video '\(url.path)' frame \(index): \($0)") }
         guard status == 1 else { return false }
         defer { index += 1 }
         sourced.frame.copy(bridged: image, format: .bgr8)

@@ -18,7 +18,7 @@ public enum AdaptiveThreshold {
                                        Int32(window), constant, out.baseAddress)
             }
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
     }
 
     /// The binary images of every window in one sweep (one running integral of the frame serves all

@@ -56,7 +56,7 @@ public struct ChessboardDetector: Sendable {
             cvb_refine_corners($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), &xy, Int32(corners.count), Int32(halfWindow),
                                Int32(maxIterations), epsilon)
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
         return (0..<corners.count).map { Point2(x: xy[2 * $0], y: xy[2 * $0 + 1]) }
     }
 
@@ -87,7 +87,7 @@ public struct ChessboardDetector: Sendable {
             cvb_find_chessboard(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
                                 Int32(columns), Int32(rows), bridgeMethod, Int32(halfWindow), &xy)
         }
-        guard found >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(found)
         guard found == 1 else { return nil }
         return (0..<(columns * rows)).map { Point2(x: xy[2 * $0], y: xy[2 * $0 + 1]) }
     }

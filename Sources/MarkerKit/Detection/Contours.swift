@@ -37,7 +37,7 @@ public enum Contours {
         var found = cvb_contours()
         let status = cvb_find_contours(binary.baseAddress, Int32(width), Int32(height), Int32(width),
                                        Int32(minPoints), Int32(maxPoints), &found)
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
         guard found.count > 0 else { return }
         let base = Int32(set.points.count / 2)
         let total = Int(found.offsets[Int(found.count)])

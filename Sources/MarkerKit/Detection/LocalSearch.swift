@@ -53,9 +53,8 @@ enum LocalSearch {
                     }
                     let long = Double(max(box.width, box.height)), short = Double(min(box.width, box.height))
                     guard short >= 3, long <= maxAspect * short else { continue }
-                    let count = Int(cvb_simplify_contour(points.baseAddress! + 2 * first, Int32(end - first),
-                                                         seedAccuracyRate * Double(end - first), vertices.baseAddress, 8))
-                    guard count >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+                    let count = Int(try Bridge.check(cvb_simplify_contour(points.baseAddress! + 2 * first, Int32(end - first),
+                                                                          seedAccuracyRate * Double(end - first), vertices.baseAddress, 8)))
                     guard (4...6).contains(count), isConvex(vertices.baseAddress!, count) else { continue }
                     let polygon = abs(area(vertices.baseAddress!, count))
                     guard polygon > 0, abs(area(points.baseAddress! + 2 * first, end - first)) >= seedFill * polygon else { continue }

@@ -103,7 +103,7 @@ public struct MarkerDetector: Sendable {
                 cvb_reduce_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(factor), $0.baseAddress)
             }
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
     }
 
     /// Stages 2-4: the binary images of all threshold windows in one sweep, then each window's contours

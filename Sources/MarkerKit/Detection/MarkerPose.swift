@@ -47,7 +47,7 @@ public struct MarkerPoseEstimator: Sendable {
                                             values, values + 3)
             }
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
         return MarkerPose(rotation: SIMD3(pose.0, pose.1, pose.2), translation: SIMD3(pose.3, pose.4, pose.5))
     }
 
@@ -57,7 +57,7 @@ public struct MarkerPoseEstimator: Sendable {
         var image = [Double](repeating: 0, count: 2 * points.count)
         let status = cvb_project_model(object, Int32(points.count), pose.rvec, pose.tvec, calibration.cameraMatrix,
                                        calibration.distortion, Int32(calibration.distortion.count), calibration.bridgeModel, &image)
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
         return (0..<points.count).map { Point2(x: image[2 * $0], y: image[2 * $0 + 1]) }
     }
 }

@@ -115,7 +115,7 @@ public enum QuadCandidates {
                 let count = contours.points.withUnsafeBufferPointer { points in
                     cvb_simplify_contour(points.baseAddress! + 2 * Int(contours.offsets[index]), Int32(length), epsilon, vertices.baseAddress, 8)
                 }
-                guard count >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+                try Bridge.check(count)
                 guard count == 4 else { continue }
                 // Checked on the stack; only a candidate that passes becomes a Quad.
                 var corners = InlineArray<4, Point2>(repeating: Point2(x: 0, y: 0))

@@ -23,6 +23,6 @@ public enum Unwarp {
                 }
             }
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
     }
 }

@@ -160,6 +160,6 @@ enum OpenCVStorageFormat {
     }
 
     static func check(_ status: Int32) throws {
-        guard status >= 0 else { throw MarkerKitError.badInput(String(cString: cvb_last_error())) }
+        try Bridge.check(status, MarkerKitError.badInput)
     }
 }
