@@ -27,7 +27,7 @@ extern "C" int32_t cvb_find_chessboard(const uint8_t *gray, int32_t width, int32
     return cvb::guarded("find chessboard", [&]() -> int32_t {
         if (!cvb::valid_gray(gray, width, height, stride) || corners == nullptr || cols < 2 || rows < 2 ||
             half_window < 0)
-            return cvb::fail(CVB_ERR_ARGUMENT, "find chessboard: bad image, board size or output buffer");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "find chessboard: bad image, board size or output buffer");
         cv::Mat image = cvb::gray_view(gray, width, height, stride);
         std::vector<cv::Point2f> points;
         bool found;
@@ -61,7 +61,7 @@ extern "C" int32_t cvb_refine_corners(const uint8_t *gray, int32_t width, int32_
     return cvb::guarded("refine corners", [&]() -> int32_t {
         if (!cvb::valid_gray(gray, width, height, stride) || corners == nullptr || count < 1 || half_window < 1 ||
             max_iterations < 1 || !(epsilon > 0))
-            return cvb::fail(CVB_ERR_ARGUMENT, "refine corners: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "refine corners: bad argument");
         std::vector<cv::Point2f> points;
         for (int32_t i = 0; i < count; ++i) points.emplace_back(float(corners[2 * i]), float(corners[2 * i + 1]));
         const cv::Mat image = cvb::gray_view(gray, width, height, stride);
@@ -80,7 +80,7 @@ extern "C" int32_t cvb_refine_corners(const uint8_t *gray, int32_t width, int32_
             corners[2 * i] = points[i].x;
             corners[2 * i + 1] = points[i].y;
         }
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 
@@ -88,12 +88,12 @@ extern "C" int32_t cvb_resize_gray(const uint8_t *gray, int32_t width, int32_t h
                                    int32_t out_height, int32_t bilinear, uint8_t *out) {
     return cvb::guarded("resize", [&]() -> int32_t {
         if (!cvb::valid_gray(gray, width, height, stride) || out == nullptr || out_width < 1 || out_height < 1)
-            return cvb::fail(CVB_ERR_ARGUMENT, "resize: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "resize: bad argument");
         cv::Mat target(out_height, out_width, CV_8UC1, out);
         // Area averaging when the factor is a whole number (OpenCV has a fast path for it), else bilinear.
         const bool whole = !bilinear && width % out_width == 0 && height % out_height == 0;
         cv::resize(cvb::gray_view(gray, width, height, stride), target, target.size(), 0, 0,
                    whole ? cv::INTER_AREA : cv::INTER_LINEAR);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }

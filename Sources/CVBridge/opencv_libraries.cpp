@@ -90,9 +90,9 @@ extern "C" int32_t cvb_opencv_library_check(cvb_opencv_library which) {
     case CVB_LIBRARY_IMGCODECS: library = &cvb::imgcodecs(); break;
     case CVB_LIBRARY_VIDEOIO: library = &cvb::videoio(); break;
     case CVB_LIBRARY_HIGHGUI: library = &cvb::highgui(); break;
-    default: return cvb::fail(CVB_ERR_ARGUMENT, "unknown OpenCV library");
+    default: return cvb::fail(BRIDGE_ERR_ARGUMENT, "unknown OpenCV library");
     }
-    if (!library->problem.empty()) return cvb::fail(CVB_ERR_UNAVAILABLE, library->problem);
-    cvb::clear_error();
-    return CVB_OK;
+    if (!library->problem.empty()) return cvb::fail(BRIDGE_ERR_UNAVAILABLE, library->problem);
+    bridge_clear_error();
+    return BRIDGE_OK;
 }

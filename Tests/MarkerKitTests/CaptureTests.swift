@@ -1,3 +1,4 @@
+import BridgeStatus
 import CVBridge
 import Foundation
 import Testing
@@ -100,8 +101,8 @@ import Testing
         // The bridge refuses without a display instead of opening anything.
         var pixels = [UInt8](repeating: 0, count: 12)
         unsetenv("DISPLAY"); unsetenv("WAYLAND_DISPLAY")
-        #expect(cvb_preview_show("t", &pixels, 2, 2, 6, 1) == CVB_ERR_IO)
-        #expect(String(cString: cvb_last_error()).contains("no display"))
+        #expect(cvb_preview_show("t", &pixels, 2, 2, 6, 1) == BRIDGE_ERR_IO.rawValue)
+        #expect(String(cString: bridge_last_error()).contains("no display"))
     }
 
     /// imgcodecs, videoio and highgui are loaded on first use, their functions looked up by mangled name:
@@ -109,7 +110,7 @@ import Testing
     @Test func everyOpenCVFunctionLoadedOnFirstUseIsFound() {
         for library in [CVB_LIBRARY_IMGCODECS, CVB_LIBRARY_VIDEOIO, CVB_LIBRARY_HIGHGUI] {
             let status = cvb_opencv_library_check(library)
-            #expect(status == 0, "\(String(cString: cvb_last_error()))")
+            #expect(status == 0, "\(String(cString: bridge_last_error()))")
         }
     }
 

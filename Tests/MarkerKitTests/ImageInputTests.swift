@@ -1,4 +1,6 @@
+import BridgeStatus
 import CVBridge
+import CVBridgeTestReferences
 import Foundation
 import Testing
 @testable import MarkerKit
@@ -48,7 +50,7 @@ import Testing
             }
         }
         defer { cvb_image_release(&out) }
-        guard status >= 0, let data = out.data else { throw MarkerKitError.internalFailure("encode .\(ext): \(String(cString: cvb_last_error()))") }
+        guard status >= 0, let data = out.data else { throw MarkerKitError.internalFailure("encode .\(ext): \(String(cString: bridge_last_error()))") }
         return Data(bytes: data, count: Int(out.width))
     }
 

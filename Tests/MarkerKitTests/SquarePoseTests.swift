@@ -1,5 +1,6 @@
 import CVBridge
 import Foundation
+import MarkerKitKernels
 import Testing
 @testable import MarkerKit
 
@@ -33,10 +34,10 @@ import Testing
             for i in 0..<8 { corners[i] += random.uniform(-0.3...0.3) }
             var ours = [Double](repeating: 0, count: 6), theirs = [Double](repeating: 0, count: 6)
             let a = ours.withUnsafeMutableBufferPointer { p in
-                cvb_solve_pnp_square(corners, side, camera, distortion, Int32(distortion.count), 0, p.baseAddress!, p.baseAddress! + 3)
+                mkk_solve_pnp_square(corners, side, camera, distortion, Int32(distortion.count), p.baseAddress!, p.baseAddress! + 3)
             }
             let b = theirs.withUnsafeMutableBufferPointer { p in
-                cvb_solve_pnp_square_opencv(corners, side, camera, distortion, Int32(distortion.count), 0, p.baseAddress!, p.baseAddress! + 3)
+                cvb_solve_pnp_square(corners, side, camera, distortion, Int32(distortion.count), 0, p.baseAddress!, p.baseAddress! + 3)
             }
             #expect(a == 0 && b == 0)
             compared += 1

@@ -1,36 +1,27 @@
-/* CVBridge: the project's only door into OpenCV (C++), as a plain C interface.
+/* CVBridge: the project's only door into OpenCV (C++), as a plain C interface; only OpenCV's own
+ * functions, wrapped. MarkerKit's own kernels are MarkerKitKernels (markerkit_kernels.h), and the OpenCV
+ * calls only the tests compare them with are CVBridgeTestReferences.
  *
- * Conventions: functions return a non-negative value on success and a negative CVB_ERR_* code on
- * failure; cvb_last_error() then holds a one-line message for the calling thread. No C++ exception
- * ever crosses this header. Images are 8-bit, row-major, with an explicit stride in bytes.
- * Pixel coordinates follow OpenCV: integer coordinates at pixel centres.
+ * Conventions (bridge_status.h): functions return a non-negative value on success and a negative
+ * BRIDGE_ERR_* code on failure; bridge_last_error() then holds a one-line message for the calling
+ * thread. No C++ exception ever crosses this header. Images are 8-bit, row-major, with an explicit
+ * stride in bytes. Pixel coordinates follow OpenCV: integer coordinates at pixel centres.
  */
 #ifndef CVBRIDGE_H
 #define CVBRIDGE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "bridge_status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum {
-    CVB_OK = 0,
-    CVB_ERR_OPENCV = -1,   /* OpenCV threw; see cvb_last_error() */
-    CVB_ERR_ARGUMENT = -2, /* a bad argument (size, id, null pointer) */
-    CVB_ERR_IO = -3,       /* a file could not be read or decoded */
-    CVB_ERR_TOO_LARGE = -4, /* an image header claims more pixels than CVB_MAX_IMAGE_PIXELS */
-    CVB_ERR_UNAVAILABLE = -5, /* an OpenCV library loaded on first use is missing or lacks a function */
-};
-
 /* Images whose header claims more pixels than this (16384 x 16384) are refused before decoding. */
 #define CVB_MAX_IMAGE_PIXELS 268435456LL
 /* The brightest 16-bit value below which a picture is taken to hold 12 bits or fewer (see cvb_image_read). */
 #define CVB_LOW_BITS_LIMIT 4096
-
-/* The message of the last failure on this thread ("" if none). Valid until the next call. */
-const char *cvb_last_error(void);
 
 /* An 8-bit image: owned by the caller and released with cvb_image_release when a function says so,
  * else a view of memory the bridge keeps (valid until the call named). */
@@ -84,10 +75,6 @@ int32_t cvb_refine_corners(const uint8_t *gray, int32_t width, int32_t height, i
  * factor is whole (else bilinear); bilinear 1: always bilinear (a quick look, aliasing allowed). */
 int32_t cvb_resize_gray(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t out_width,
                         int32_t out_height, int32_t bilinear, uint8_t *out);
-/* The detector's reduction: `gray` shrunk by a whole `factor` into `out` (width/factor x height/factor,
- * packed) by averaging each block, as cvb_resize_gray with bilinear 0 but without allocating (bilinear
- * when the size is not a multiple of the factor). */
-int32_t cvb_reduce_gray(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t factor, uint8_t *out);
 
 /* ---- Calibration ------------------------------------------------------------------------------------ */
 
@@ -187,7 +174,7 @@ void cvb_storage_close(cvb_storage *storage);
  * into memory the calling thread keeps: `out` views it until the thread's next cvb_image_read,
  * cvb_image_decode or cvb_decoded_release (not released itself; the file is read into the same memory
  * while sizes repeat). The PNG, JPEG or BMP header is
- * read first: a size beyond CVB_MAX_IMAGE_PIXELS gives CVB_ERR_TOO_LARGE without decoding. The
+ * read first: a size beyond CVB_MAX_IMAGE_PIXELS gives BRIDGE_ERR_TOO_LARGE without decoding. The
  * codecs' own warnings (libpng, libjpeg) do not reach stderr; failures come back as one message.
  * Pictures of more than 8 bits become 8-bit thus: 16-bit ones whose brightest value reaches
  * CVB_LOW_BITS_LIMIT keep their top byte (value >> 8, the full 16-bit range); those below it hold
@@ -199,13 +186,6 @@ void cvb_storage_close(cvb_storage *storage);
  * path that is not a regular file (a FIFO, socket or device) fails at once, unread: it is opened
  * without blocking and checked before reading. */
 int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out, int32_t *orientation);
-/* Encodes 8-bit, 16-bit or 32-bit float (`bits` 8, 16, 32) gray, BGR or BGRA (`channels` 1, 3, 4)
- * samples, rows `stride` bytes apart, into the format named by `extension` with imencode's
- * `parameters` (pairs such as IMWRITE_JPEG_QUALITY, 95; may be null when the count is 0): the files
- * cameras and other programs write, for the tests. The bytes go to `out` as with cvb_image_encode. */
-int32_t cvb_image_encode_samples(const void *samples, int32_t width, int32_t height, int32_t stride, int32_t channels,
-                                 int32_t bits, const char *extension, const int32_t *parameters,
-                                 int32_t parameter_count, cvb_image *out);
 /* Encodes an 8-bit gray or BGR image into the format named by `extension` (".png", ".jpg"); the
  * bytes go to `out` (data owned by the bridge, release with cvb_image_release; width = byte count). */
 int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
@@ -226,87 +206,16 @@ double cvb_sharpness(const uint8_t *gray, int32_t width, int32_t height, int32_t
 int32_t cvb_to_gray(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
                     uint8_t *gray);
 
-/* ---- Detector stages --------------------------------------------------------------------------- */
-
-/* What cv::adaptiveThreshold gives with the mean of a `window` x `window` block minus `constant`,
- * inverted (dark = 255), without allocating per call (box sums in a buffer kept per thread). */
-int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                               int32_t window, double constant, uint8_t *binary);
-/* The same for `count` windows in one sweep, rows row_begin ..< row_end only: binary image k (packed,
- * width x height) starts at binaries + k * width * height. Bands of rows may run on different threads. */
-int32_t cvb_adaptive_threshold_rows(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                    const int32_t *windows, int32_t count, double constant, uint8_t *binaries,
-                                    int32_t row_begin, int32_t row_end);
-/* cv::adaptiveThreshold itself: the reference the tests hold cvb_adaptive_threshold to. */
-int32_t cvb_adaptive_threshold_opencv(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                      int32_t window, double constant, uint8_t *binary);
-
-/* Contours of a binary image (nonzero = region) by border following, only those with between
- * min_points and max_points points: point for point and in the order what cv::findContours gives with
- * RETR_LIST and CHAIN_APPROX_NONE. Points are x,y pairs; contour i spans points offsets[i]..offsets[i+1].
- * The arrays belong to the calling thread's workspace and stay valid until its next call: after the
- * first frames of a size no memory is allocated. */
-typedef struct cvb_contours {
-    int32_t count;
-    const int32_t *offsets; /* count + 1 */
-    const int32_t *points;  /* 2 * offsets[count] */
-} cvb_contours;
-int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
-                          int32_t min_points, int32_t max_points, cvb_contours *out);
-/* The same through OpenCV's contour scanner (cvFindContours, which allocates on every call): the
- * reference the tests hold cvb_find_contours to. Its arrays are its own thread workspace's. */
-int32_t cvb_find_contours_opencv(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
-                                 int32_t min_points, int32_t max_points, cvb_contours *out);
-
-/* The corner refiner's edge points on the side from a to b of a quadrilateral (CornerRefiner.edgePoints):
- * `edge` holds a, b and the corners before a and after b (x y each); writes up to 60 points (x y) where
- * the edge crosses a profile, and each profile's contrast, and returns how many: none when fewer than 4
- * profiles cross it, else those with at least half the median contrast. `points` and `strengths` hold
- * 120 and 60 values. */
-int32_t cvb_edge_profiles(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                          const double *edge, double *points, double *strengths);
-
-/* Runs job(context, i, worker) for every i in 0 ..< count, on the calling thread (worker 0) and on one
- * helper thread kept for the process (worker 1, started by the first call), and returns when all have
- * run. Jobs are claimed in order but run on either thread, so each must write only its own results (and
- * scratch memory by worker). With one core, with MARKERKIT_DETECTOR_THREADS=1, or while another thread's
- * batch has the helper, the caller runs them all. No heap allocation after the first call. */
-void cvb_parallel_for(int32_t count, void (*job)(void *context, int32_t index, int32_t worker), void *context);
-/* 2 when cvb_parallel_for can use a helper thread, else 1. */
-int32_t cvb_parallel_threads(void);
-
-/* cv::approxPolyDP of a closed contour; writes up to `capacity` vertices (x,y) and returns how many
- * the polygon has. The reference the tests hold cvb_simplify_contour to. */
-int32_t cvb_approx_polygon(const int32_t *points, int32_t count, double epsilon, int32_t *out, int32_t capacity);
-/* Douglas-Peucker on a closed contour without heap allocation, as cv::approxPolyDP (an approximate
- * diameter splits it first); writes the vertices (x,y) and returns how many, or capacity + 1 when the
- * polygon has more than `capacity` (at most 64). */
-int32_t cvb_simplify_contour(const int32_t *points, int32_t count, double epsilon, int32_t *out, int32_t capacity);
-
-/* Warps the quadrilateral `corners` (x0 y0 .. x3 y3) of `gray` onto a size x size square, corner 0 at
- * the top-left, going clockwise: a homography, bilinear, outside black (as cv::warpPerspective with
- * INTER_LINEAR), in double precision and allocation-free. */
-int32_t cvb_warp_quad(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, const double *corners,
-                      int32_t size, uint8_t *out);
-
-/* The shortest decimal text of `value` that reads back exactly (std::to_chars), into `out`; returns its
- * length, 0 when it does not fit. Allocation-free. */
-int32_t cvb_format_double(double value, char *out, int32_t capacity);
-
 /* ---- Geometry ------------------------------------------------------------------------------------- */
 
 /* The pose of a square of side `side` in OpenCV's marker frame: object corners (-s/2, s/2, 0),
- * (s/2, s/2, 0), (s/2, -s/2, 0), (-s/2, -s/2, 0). What cv::solvePnP with SOLVEPNP_IPPE_SQUARE gives,
- * computed without heap allocation (IPPE on fixed-size arrays) for pinhole models with 0, 4, 5, 8 or 12
- * coefficients; fisheye and tilted-sensor (14) models go through OpenCV. `model` as in cvb_calibrate. */
+ * (s/2, s/2, 0), (s/2, -s/2, 0), (-s/2, -s/2, 0), by cv::solvePnP with SOLVEPNP_IPPE_SQUARE (fisheye
+ * corners undistorted with cv::fisheye first). MarkerKit calls it for fisheye and tilted-sensor (14)
+ * models; the others go to MarkerKitKernels' mkk_solve_pnp_square, which the tests hold to this.
+ * `model` as in cvb_calibrate. */
 int32_t cvb_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
                              const double *distortion, int32_t distortion_count, int32_t model, double *rvec,
                              double *tvec);
-/* The same through cv::solvePnP (fisheye corners undistorted with cv::fisheye first): the reference the
- * tests hold cvb_solve_pnp_square to. */
-int32_t cvb_solve_pnp_square_opencv(const double *image_corners, double side, const double *camera_matrix,
-                                    const double *distortion, int32_t distortion_count, int32_t model, double *rvec,
-                                    double *tvec);
 
 /* ---- Video ------------------------------------------------------------------------------------------ */
 
@@ -332,22 +241,22 @@ void cvb_video_writer_close(cvb_video_writer *writer);
 /* imgcodecs (image files), videoio (video files) and highgui (the preview window) are not linked: each is
  * loaded with dlopen the first time it is needed (linking them loaded 264 shared objects, GDAL, FFmpeg
  * and GStreamer among them, into every command), and every function the bridge takes from it is looked
- * up then. A function that needs one that is missing fails with CVB_ERR_UNAVAILABLE (CVB_ERR_IO for the
+ * up then. A function that needs one that is missing fails with BRIDGE_ERR_UNAVAILABLE (BRIDGE_ERR_IO for the
  * preview) and a message naming the library or the first function it lacks. */
 typedef enum : int32_t {
     CVB_LIBRARY_IMGCODECS = 0,
     CVB_LIBRARY_VIDEOIO = 1,
     CVB_LIBRARY_HIGHGUI = 2,
 } cvb_opencv_library;
-/* Loads `library` now if it is not loaded yet: CVB_OK when every function the bridge uses was found,
- * else CVB_ERR_UNAVAILABLE and the message. */
+/* Loads `library` now if it is not loaded yet: BRIDGE_OK when every function the bridge uses was found,
+ * else BRIDGE_ERR_UNAVAILABLE and the message. */
 int32_t cvb_opencv_library_check(cvb_opencv_library library);
 
 /* ---- Preview window ------------------------------------------------------------------------------ */
 
 /* Shows a BGR image in a window titled `title` (cv::imshow) and polls the keyboard for `wait_ms`
  * (cv::waitKey). OpenCV's highgui is loaded on first use only, so commands that never show a window do
- * not pay for its libraries. Returns the key pressed (>= 0), -1 for none, or CVB_ERR_IO when no window
+ * not pay for its libraries. Returns the key pressed (>= 0), -1 for none, or BRIDGE_ERR_IO when no window
  * can be shown (no display, or highgui missing). */
 int32_t cvb_preview_show(const char *title, const uint8_t *bgr, int32_t width, int32_t height, int32_t stride, int32_t wait_ms);
 

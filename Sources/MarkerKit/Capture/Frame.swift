@@ -1,3 +1,4 @@
+import BridgeStatus
 import CVBridge
 import Foundation
 
@@ -66,7 +67,7 @@ public struct Frame: Sendable {
             case .special(let what): throw InputCatalog.notARegularFile(path, what)
             case .file, .folder: break
             }
-            let said = Int(status) == CVB_ERR_TOO_LARGE || Int(status) == CVB_ERR_UNAVAILABLE
+            let said = status == BRIDGE_ERR_TOO_LARGE.rawValue || status == BRIDGE_ERR_UNAVAILABLE.rawValue
             let reason = said ? Bridge.lastError : "not a readable image or corrupt"
             throw MarkerKitError.badInput("cannot read image '\(path)': \(reason)")
         }

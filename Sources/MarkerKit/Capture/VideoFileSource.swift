@@ -1,3 +1,4 @@
+import BridgeStatus
 import CVBridge
 import Foundation
 
@@ -19,7 +20,7 @@ public final class VideoFileSource: FrameSource {
         var handle: OpaquePointer?
         let status = cvb_video_open(url.path, &handle)
         guard status >= 0, handle != nil else {
-            let reason = Int(status) == CVB_ERR_UNAVAILABLE ? Bridge.lastError : "not a video OpenCV can decode"
+            let reason = status == BRIDGE_ERR_UNAVAILABLE.rawValue ? Bridge.lastError : "not a video OpenCV can decode"
             throw MarkerKitError.badInput("cannot read video '\(url.path)': \(reason)")
         }
         video = handle

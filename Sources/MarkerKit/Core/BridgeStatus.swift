@@ -1,4 +1,4 @@
-import CVBridge
+import BridgeStatus
 
 /// The C targets' status convention: a call returns a non-negative value on success and a negative code
 /// on failure, the bridge keeping a one-line message for the calling thread. This turns one into the
@@ -13,5 +13,5 @@ enum Bridge {
     }
 
     /// The message of the calling thread's last failure.
-    static var lastError: String { String(cString: cvb_last_error()) }
+    static var lastError: String { String(cString: bridge_last_error()) }
 }

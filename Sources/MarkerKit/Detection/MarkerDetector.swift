@@ -1,4 +1,4 @@
-import CVBridge
+import MarkerKitKernels
 
 /// The classic square-marker detector as a list of stages, each in its own file: grayscale, adaptive
 /// threshold, contours, convex 4-gon candidates, unwarp, Otsu, cell sampling, code reading, corner
@@ -95,12 +95,16 @@ public struct MarkerDetector: Sendable {
         return low...max(low, Int((maximum / f).rounded(.up)))
     }
 
-    /// The frame shrunk by a whole factor (area averaging) into `reduced`.
+    /// The frame shrunk by a whole factor (area averaging) into `reduced`; bilinear (OpenCV's resize) when
+    /// the size is not a multiple of the factor.
     static func reduce(_ image: GrayImage, by factor: Int, into reduced: inout GrayImage) throws {
+        guard image.width % factor == 0, image.height % factor == 0 else {
+            return try GrayImage.resize(image, width: image.width / factor, height: image.height / factor, bilinear: true, into: &reduced)
+        }
         GrayImage.reuse(&reduced, width: image.width / factor, height: image.height / factor)
         let status = image.pixels.withUnsafeBufferPointer { source in
             reduced.pixels.withUnsafeMutableBufferPointer {
-                cvb_reduce_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(factor), $0.baseAddress)
+                mkk_reduce_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(factor), $0.baseAddress)
             }
         }
         try Bridge.check(status)

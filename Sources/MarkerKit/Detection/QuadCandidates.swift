@@ -1,4 +1,4 @@
-import CVBridge
+import MarkerKitKernels
 
 /// A convex four-sided outline that may be a marker; corners go clockwise as seen in the image
 /// (y down), starting anywhere. The corners are stored in the value itself (no array), since the
@@ -113,7 +113,7 @@ public enum QuadCandidates {
                 guard length >= minLength else { continue }
                 let epsilon = Double(length) * parameters.polygonAccuracyRate
                 let count = contours.points.withUnsafeBufferPointer { points in
-                    cvb_simplify_contour(points.baseAddress! + 2 * Int(contours.offsets[index]), Int32(length), epsilon, vertices.baseAddress, 8)
+                    mkk_simplify_contour(points.baseAddress! + 2 * Int(contours.offsets[index]), Int32(length), epsilon, vertices.baseAddress, 8)
                 }
                 try Bridge.check(count)
                 guard count == 4 else { continue }

@@ -1,4 +1,4 @@
-import CVBridge
+import MarkerKitKernels
 
 /// Stage 5: a candidate's quadrilateral mapped onto a square of 7 x pixelsPerCell pixels by the homography
 /// of its corners, bilinear (what OpenCV's warpPerspective does, without its allocations per call), corner 0
@@ -18,7 +18,7 @@ public enum Unwarp {
         let status = withUnsafeBytes(of: corners) { raw in
             image.pixels.withUnsafeBufferPointer { gray in
                 square.pixels.withUnsafeMutableBufferPointer { target in
-                    cvb_warp_quad(gray.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
+                    mkk_warp_quad(gray.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
                                   raw.bindMemory(to: Double.self).baseAddress, Int32(size), target.baseAddress)
                 }
             }
