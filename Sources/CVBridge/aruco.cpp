@@ -42,15 +42,15 @@ extern "C" int32_t cvb_aruco_dictionary_bits(int32_t name, int32_t id, uint8_t *
 }
 
 extern "C" int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                    int32_t dictionary_name, int32_t mode, cvb_marker *out, int32_t capacity) {
+                                    int32_t dictionary_name, cvb_aruco_mode mode, cvb_marker *out, int32_t capacity) {
     return cvb::guarded("aruco detect", [&]() -> int32_t {
         if (!cvb::valid_gray(gray, width, height, stride) || capacity < 0 || (capacity > 0 && out == nullptr) ||
             !known_dictionary(dictionary_name))
             return cvb::fail(BRIDGE_ERR_ARGUMENT, "aruco detect: bad image or output buffer");
         cv::Mat image = cvb::gray_view(gray, width, height, stride);
         auto parameters = cv::aruco::DetectorParameters::create();
-        if (mode == 1) parameters->cornerRefinementMethod = cv::aruco::CORNER_REFINE_SUBPIX;
-        if (mode == 2) parameters->useAruco3Detection = true;
+        if (mode == CVB_ARUCO_SUBPIXEL) parameters->cornerRefinementMethod = cv::aruco::CORNER_REFINE_SUBPIX;
+        if (mode == CVB_ARUCO_3) parameters->useAruco3Detection = true;
         std::vector<std::vector<cv::Point2f>> corners;
         std::vector<int> ids;
         cv::aruco::detectMarkers(image, dictionary(dictionary_name), corners, ids, parameters);

@@ -44,7 +44,7 @@ cv::Mat row(const double *d, int32_t n) {
 } // namespace
 
 extern "C" int32_t cvb_calibrate(const double *object_points, int32_t points, const double *image_points,
-                                 int32_t views, int32_t width, int32_t height, int32_t model, int32_t options,
+                                 int32_t views, int32_t width, int32_t height, cvb_model model, cvb_calibration_options options,
                                  cvb_calibration *out, double *rvecs, double *tvecs, double *per_view_rms) {
     return cvb::guarded("calibrate", [&]() -> int32_t {
         if (object_points == nullptr || image_points == nullptr || out == nullptr || rvecs == nullptr ||
@@ -126,7 +126,7 @@ extern "C" int32_t cvb_calibrate(const double *object_points, int32_t points, co
 
 extern "C" int32_t cvb_project_model(const double *object_points, int32_t count, const double *rvec,
                                      const double *tvec, const double *camera_matrix, const double *distortion,
-                                     int32_t distortion_count, int32_t model, double *image_points) {
+                                     int32_t distortion_count, cvb_model model, double *image_points) {
     return cvb::guarded("project", [&]() -> int32_t {
         if (object_points == nullptr || count < 1 || rvec == nullptr || tvec == nullptr || camera_matrix == nullptr ||
             image_points == nullptr || (model == CVB_MODEL_FISHEYE && distortion_count != 4))
@@ -149,7 +149,7 @@ extern "C" int32_t cvb_project_model(const double *object_points, int32_t count,
 }
 
 extern "C" int32_t cvb_optimal_camera_matrix(const double *camera_matrix, const double *distortion,
-                                             int32_t distortion_count, int32_t model, int32_t width, int32_t height,
+                                             int32_t distortion_count, cvb_model model, int32_t width, int32_t height,
                                              double alpha, double *new_matrix) {
     return cvb::guarded("optimal camera matrix", [&]() -> int32_t {
         if (camera_matrix == nullptr || new_matrix == nullptr || width <= 0 || height <= 0 || !(alpha >= 0 && alpha <= 1))
@@ -167,7 +167,7 @@ extern "C" int32_t cvb_optimal_camera_matrix(const double *camera_matrix, const 
 
 extern "C" int32_t cvb_undistort(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride,
                                  int32_t channels, const double *camera_matrix, const double *distortion,
-                                 int32_t distortion_count, int32_t model, const double *new_matrix, uint8_t *out) {
+                                 int32_t distortion_count, cvb_model model, const double *new_matrix, uint8_t *out) {
     return cvb::guarded("undistort", [&]() -> int32_t {
         if (!cvb::valid_image(pixels, width, height, stride, channels) || camera_matrix == nullptr ||
             new_matrix == nullptr || out == nullptr)
@@ -187,7 +187,7 @@ extern "C" int32_t cvb_undistort(const uint8_t *pixels, int32_t width, int32_t h
 }
 
 extern "C" int32_t cvb_undistort_points(const double *pixels, int32_t count, const double *camera_matrix,
-                                        const double *distortion, int32_t distortion_count, int32_t model,
+                                        const double *distortion, int32_t distortion_count, cvb_model model,
                                         double *normalized) {
     return cvb::guarded("undistort points", [&]() -> int32_t {
         if (pixels == nullptr || normalized == nullptr || camera_matrix == nullptr || count < 0)

@@ -14,7 +14,7 @@ bool valid_distortion_count(int32_t n) { return n == 0 || n == 4 || n == 5 || n 
 } // namespace
 
 extern "C" int32_t cvb_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
-                                        const double *distortion, int32_t distortion_count, int32_t model,
+                                        const double *distortion, int32_t distortion_count, cvb_model model,
                                         double *rvec, double *tvec) {
     return cvb::guarded("solvePnP", [&]() -> int32_t {
         if (image_corners == nullptr || camera_matrix == nullptr || rvec == nullptr || tvec == nullptr ||

@@ -8,11 +8,11 @@ struct cvb_storage {
     cv::FileStorage storage;
 };
 
-extern "C" int32_t cvb_storage_open_write(int32_t format, cvb_storage **out) {
+extern "C" int32_t cvb_storage_open_write(cvb_storage_format format, cvb_storage **out) {
     return cvb::guarded("FileStorage", [&]() -> int32_t {
-        if (out == nullptr || (format != 0 && format != 1)) return cvb::fail(BRIDGE_ERR_ARGUMENT, "FileStorage: bad argument");
+        if (out == nullptr || (format != CVB_STORAGE_YAML && format != CVB_STORAGE_XML)) return cvb::fail(BRIDGE_ERR_ARGUMENT, "FileStorage: bad argument");
         auto s = new cvb_storage();
-        const char *name = format == 0 ? ".yaml" : ".xml";
+        const char *name = format == CVB_STORAGE_YAML ? ".yaml" : ".xml";
         if (!s->storage.open(name, cv::FileStorage::WRITE | cv::FileStorage::MEMORY)) {
             delete s;
             return cvb::fail(BRIDGE_ERR_IO, "cannot open FileStorage for writing");

@@ -6,6 +6,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include "cvbridge_test_references.h"
 
+static_assert(CVB_IMWRITE_JPEG_QUALITY == cv::IMWRITE_JPEG_QUALITY && CVB_IMWRITE_WEBP_QUALITY == cv::IMWRITE_WEBP_QUALITY,
+              "the header's parameter values are OpenCV's");
+
 extern "C" int32_t cvb_image_encode_samples(const void *samples, int32_t width, int32_t height, int32_t stride,
                                             int32_t channels, int32_t bits, const char *extension,
                                             const int32_t *parameters, int32_t parameter_count, cvb_image *out) {

@@ -13,7 +13,7 @@ import Testing
         var theirs = [UInt8](repeating: 0, count: width * height)
         image.pixels.withUnsafeBufferPointer { source in
             #expect(theirs.withUnsafeMutableBufferPointer {
-                cvb_resize_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(width), Int32(height), 0, $0.baseAddress)
+                cvb_resize_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(width), Int32(height), CVB_RESIZE_AREA_WHEN_WHOLE, $0.baseAddress)
             } == 0)
         }
         return (ours, theirs)

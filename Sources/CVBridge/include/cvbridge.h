@@ -48,45 +48,68 @@ typedef struct cvb_marker {
     double corners[8]; /* x0 y0 .. x3 y3: top-left, top-right, bottom-right, bottom-left */
 } cvb_marker;
 
-/* OpenCV's own aruco detector (legacy API), dictionary by name as above, default parameters; mode 1 adds
- * CORNER_REFINE_SUBPIX, mode 2 turns on useAruco3Detection. Writes up to `capacity` markers and returns
- * how many were found (which may exceed capacity: call again with more room). */
+/* How cvb_aruco_detect runs OpenCV's detector. */
+typedef enum : int32_t {
+    CVB_ARUCO_DEFAULT = 0,  /* default parameters */
+    CVB_ARUCO_SUBPIXEL = 1, /* with CORNER_REFINE_SUBPIX */
+    CVB_ARUCO_3 = 2,        /* with useAruco3Detection */
+} cvb_aruco_mode;
+
+/* OpenCV's own aruco detector (legacy API), dictionary by name as above, parameters as `mode` says.
+ * Writes up to `capacity` markers and returns how many were found (which may exceed capacity: call again
+ * with more room). */
 int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                         int32_t dictionary_name, int32_t mode, cvb_marker *out, int32_t capacity);
+                         int32_t dictionary_name, cvb_aruco_mode mode, cvb_marker *out, int32_t capacity);
 
 /* One cv::threshold pass (Otsu) over a gray frame into `binary`: the floor for detector timings. */
 int32_t cvb_threshold_pass(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, uint8_t *binary);
 
-/* Chessboard inner corners. method 0: cv::findChessboardCorners (ADAPTIVE_THRESH | NORMALIZE_IMAGE) then
- * cornerSubPix with a (2 * half_window + 1)^2 window (half_window 0: from the corner spacing); method 1:
- * cv::findChessboardCornersSB (sector-based, sub-pixel by itself); method 2: as 0 with
- * CALIB_CB_FAST_CHECK; methods 3 and 4: findChessboardCorners alone (default flags; with FAST_CHECK),
- * no refinement, as baselines; method 5: findChessboardCorners with no flags (one global threshold per
- * dilation, no refinement: a quick look on a reduced frame). `corners` receives 2 * cols * rows
- * doubles in OpenCV's order. Returns 1 if found, 0 if not. */
+/* Which of OpenCV's chessboard finders cvb_find_chessboard runs. */
+typedef enum : int32_t {
+    /* cv::findChessboardCorners (ADAPTIVE_THRESH | NORMALIZE_IMAGE) then cornerSubPix with a
+     * (2 * half_window + 1)^2 window (half_window 0: from the corner spacing) */
+    CVB_CHESSBOARD_CLASSIC = 0,
+    CVB_CHESSBOARD_SECTOR_BASED = 1,      /* cv::findChessboardCornersSB (sub-pixel by itself) */
+    CVB_CHESSBOARD_CLASSIC_FAST_CHECK = 2, /* as CLASSIC with CALIB_CB_FAST_CHECK */
+    CVB_CHESSBOARD_OPENCV_DEFAULT = 3,    /* findChessboardCorners alone (default flags), a baseline */
+    CVB_CHESSBOARD_OPENCV_FAST_CHECK = 4, /* the same with FAST_CHECK */
+    /* findChessboardCorners with no flags (one global threshold per dilation, no refinement): a quick
+     * look on a reduced frame */
+    CVB_CHESSBOARD_QUICK_LOOK = 5,
+} cvb_chessboard_method;
+
+/* Chessboard inner corners by `method`. `corners` receives 2 * cols * rows doubles in OpenCV's order.
+ * Returns 1 if found, 0 if not. */
 int32_t cvb_find_chessboard(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                            int32_t cols, int32_t rows, int32_t method, int32_t half_window, double *corners);
+                            int32_t cols, int32_t rows, cvb_chessboard_method method, int32_t half_window, double *corners);
 
 /* cornerSubPix on given corners (x,y pairs, refined in place) with a (2*half_window+1)^2 window, stopping
  * after max_iterations or when a corner moves less than epsilon pixels. */
 int32_t cvb_refine_corners(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, double *corners,
                            int32_t count, int32_t half_window, int32_t max_iterations, double epsilon);
-/* Resizes a gray image into `out` (out_width*out_height, packed). bilinear 0: area averaging when the
- * factor is whole (else bilinear); bilinear 1: always bilinear (a quick look, aliasing allowed). */
+/* How cvb_resize_gray interpolates. */
+typedef enum : int32_t {
+    CVB_RESIZE_AREA_WHEN_WHOLE = 0, /* area averaging (INTER_AREA) when the factor is whole, else bilinear */
+    CVB_RESIZE_BILINEAR = 1,        /* always bilinear (INTER_LINEAR: a quick look, aliasing allowed) */
+} cvb_resize_mode;
+
+/* Resizes a gray image into `out` (out_width*out_height, packed) as `mode` says. */
 int32_t cvb_resize_gray(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t out_width,
-                        int32_t out_height, int32_t bilinear, uint8_t *out);
+                        int32_t out_height, cvb_resize_mode mode, uint8_t *out);
 
 /* ---- Calibration ------------------------------------------------------------------------------------ */
 
-enum {
+/* The lens model: the two pinhole ones are one to every function but cvb_calibrate. */
+typedef enum : int32_t {
     CVB_MODEL_OPENCV5 = 0,  /* k1 k2 p1 p2 k3 */
     CVB_MODEL_OPENCV8 = 1,  /* k1 k2 p1 p2 k3 k4 k5 k6 (CALIB_RATIONAL_MODEL) */
     CVB_MODEL_FISHEYE = 2,  /* cv::fisheye, k1 k2 k3 k4 (equidistant) */
-};
-enum {
-    CVB_CALIB_FIX_ASPECT = 1,
-    CVB_CALIB_ZERO_TANGENT = 2,
-};
+} cvb_model;
+/* What cvb_calibrate holds fixed, any of these or none (an option set in Swift). */
+typedef enum __attribute__((flag_enum, enum_extensibility(open))) : int32_t {
+    CVB_CALIB_FIX_ASPECT = 1,   /* fx / fy as in the initial matrix (CALIB_FIX_ASPECT_RATIO) */
+    CVB_CALIB_ZERO_TANGENT = 2, /* p1 = p2 = 0 (CALIB_ZERO_TANGENT_DIST) */
+} cvb_calibration_options;
 
 typedef struct cvb_calibration {
     double camera_matrix[9];
@@ -102,28 +125,28 @@ typedef struct cvb_calibration {
  * 3D points (x y z, once), `image_points` holds views * points 2D points (x y). `rvecs`/`tvecs` receive
  * 3 * views doubles each, `per_view_rms` views doubles. */
 int32_t cvb_calibrate(const double *object_points, int32_t points, const double *image_points, int32_t views,
-                      int32_t width, int32_t height, int32_t model, int32_t options, cvb_calibration *out,
+                      int32_t width, int32_t height, cvb_model model, cvb_calibration_options options, cvb_calibration *out,
                       double *rvecs, double *tvecs, double *per_view_rms);
 
 /* Projects object points for a pose with a pinhole (models 0, 1) or fisheye (2) camera. */
 int32_t cvb_project_model(const double *object_points, int32_t count, const double *rvec, const double *tvec,
                           const double *camera_matrix, const double *distortion, int32_t distortion_count,
-                          int32_t model, double *image_points);
+                          cvb_model model, double *image_points);
 
 /* cv::getOptimalNewCameraMatrix (or fisheye::estimateNewCameraMatrixForUndistortRectify) for `alpha`. */
 int32_t cvb_optimal_camera_matrix(const double *camera_matrix, const double *distortion, int32_t distortion_count,
-                                  int32_t model, int32_t width, int32_t height, double alpha, double *new_matrix);
+                                  cvb_model model, int32_t width, int32_t height, double alpha, double *new_matrix);
 
 /* Undistorts an 8-bit image (1 or 3 channels) into `out` (same size and stride), with new camera matrix
  * `new_matrix`. */
 int32_t cvb_undistort(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
-                      const double *camera_matrix, const double *distortion, int32_t distortion_count, int32_t model,
+                      const double *camera_matrix, const double *distortion, int32_t distortion_count, cvb_model model,
                       const double *new_matrix, uint8_t *out);
 
 /* Inverse of the lens model: pixel points to normalized image coordinates (x/z, y/z), iterated to
  * convergence (cv::undistortPoints with 100 iterations, or cv::fisheye::undistortPoints). */
 int32_t cvb_undistort_points(const double *pixels, int32_t count, const double *camera_matrix, const double *distortion,
-                             int32_t distortion_count, int32_t model, double *normalized);
+                             int32_t distortion_count, cvb_model model, double *normalized);
 
 /* ---- Image degradations (for ground-truth renders) ----------------------------------------------- */
 
@@ -148,8 +171,12 @@ int32_t cvb_sensor_noise(uint8_t *gray, int32_t width, int32_t height, int32_t s
 /* ---- FileStorage (YAML / XML), for writing and reading calibration files exactly as OpenCV does ----- */
 
 typedef struct cvb_storage cvb_storage;
-/* Opens for writing in memory; `format` 0 = YAML, 1 = XML. */
-int32_t cvb_storage_open_write(int32_t format, cvb_storage **out);
+typedef enum : int32_t {
+    CVB_STORAGE_YAML = 0,
+    CVB_STORAGE_XML = 1,
+} cvb_storage_format;
+/* Opens for writing in memory, in `format`. */
+int32_t cvb_storage_open_write(cvb_storage_format format, cvb_storage **out);
 /* Opens a file's text for reading (the format is recognised from the text). */
 int32_t cvb_storage_open_read(const char *text, cvb_storage **out);
 int32_t cvb_storage_write_int(cvb_storage *storage, const char *key, int32_t value);
@@ -214,7 +241,7 @@ int32_t cvb_to_gray(const uint8_t *pixels, int32_t width, int32_t height, int32_
  * models; the others go to MarkerKitKernels' mkk_solve_pnp_square, which the tests hold to this.
  * `model` as in cvb_calibrate. */
 int32_t cvb_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
-                             const double *distortion, int32_t distortion_count, int32_t model, double *rvec,
+                             const double *distortion, int32_t distortion_count, cvb_model model, double *rvec,
                              double *tvec);
 
 /* ---- Video ------------------------------------------------------------------------------------------ */

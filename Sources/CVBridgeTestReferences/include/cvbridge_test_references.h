@@ -27,9 +27,15 @@ int32_t cvb_find_contours_opencv(const uint8_t *binary, int32_t width, int32_t h
  * the polygon has: the reference for mkk_simplify_contour. */
 int32_t cvb_approx_polygon(const int32_t *points, int32_t count, double epsilon, int32_t *out, int32_t capacity);
 
+/* The imencode parameters the tests use, by OpenCV's values (cv::ImwriteFlags). */
+typedef enum : int32_t {
+    CVB_IMWRITE_JPEG_QUALITY = 1,  /* 0-100 */
+    CVB_IMWRITE_WEBP_QUALITY = 64, /* 1-100; above 100 lossless */
+} cvb_imwrite_parameter;
+
 /* Encodes 8-bit, 16-bit or 32-bit float (`bits` 8, 16, 32) gray, BGR or BGRA (`channels` 1, 3, 4)
  * samples, rows `stride` bytes apart, into the format named by `extension` with imencode's
- * `parameters` (pairs such as IMWRITE_JPEG_QUALITY, 95; may be null when the count is 0): the files
+ * `parameters` (pairs such as CVB_IMWRITE_JPEG_QUALITY, 95; may be null when the count is 0): the files
  * cameras and other programs write. The bytes go to `out` as with cvb_image_encode (release with
  * cvb_image_release). */
 int32_t cvb_image_encode_samples(const void *samples, int32_t width, int32_t height, int32_t stride, int32_t channels,

@@ -33,7 +33,7 @@ public struct GrayImage: Sendable {
         let status = image.pixels.withUnsafeBufferPointer { source in
             out.pixels.withUnsafeMutableBufferPointer {
                 cvb_resize_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
-                                Int32(width), Int32(height), bilinear ? 1 : 0, $0.baseAddress)
+                                Int32(width), Int32(height), bilinear ? CVB_RESIZE_BILINEAR : CVB_RESIZE_AREA_WHEN_WHOLE, $0.baseAddress)
             }
         }
         try Bridge.check(status)

@@ -67,5 +67,5 @@ public struct MarkerPoseEstimator: Sendable {
 
 extension CameraCalibration {
     /// The model as the bridge names it (pinhole models share one).
-    var bridgeModel: Int32 { model == .fisheye ? Int32(CVB_MODEL_FISHEYE) : Int32(CVB_MODEL_OPENCV5) }
+    var bridgeModel: cvb_model { model == .fisheye ? CVB_MODEL_FISHEYE : CVB_MODEL_OPENCV5 }
 }

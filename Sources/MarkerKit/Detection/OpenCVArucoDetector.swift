@@ -21,12 +21,13 @@ public struct OpenCVArucoDetector: Sendable {
     }
 
     public func detect(in image: GrayImage) throws -> [MarkerDetection] {
+        let mode = aruco3 ? CVB_ARUCO_3 : (cornerRefinement == .subpixel ? CVB_ARUCO_SUBPIXEL : CVB_ARUCO_DEFAULT)
         var capacity = 64
         while true {
             var found = [cvb_marker](repeating: cvb_marker(), count: capacity)
             let count = image.pixels.withUnsafeBufferPointer { pixels in
                 cvb_aruco_detect(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
-                                 dictionary.rawValue, aruco3 ? 2 : (cornerRefinement == .subpixel ? 1 : 0), &found, Int32(capacity))
+                                 dictionary.rawValue, mode, &found, Int32(capacity))
             }
             try Bridge.check(count)
             if Int(count) > capacity { capacity = Int(count); continue }
