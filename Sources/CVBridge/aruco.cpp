@@ -20,7 +20,7 @@ const cv::Ptr<cv::aruco::Dictionary> &dictionary(int32_t name) {
 
 extern "C" int32_t cvb_aruco_dictionary_info(int32_t name, int32_t *marker_size, int32_t *max_correction_bits) {
     return cvb::guarded("aruco dictionary", [&]() -> int32_t {
-        if (!known_dictionary(name)) return cvb::fail(CVB_ERR_ARGUMENT, "aruco dictionary: unknown dictionary");
+        if (!known_dictionary(name)) return cvb::fail(BRIDGE_ERR_ARGUMENT, "aruco dictionary: unknown dictionary");
         const auto &d = dictionary(name);
         if (marker_size) *marker_size = d->markerSize;
         if (max_correction_bits) *max_correction_bits = d->maxCorrectionBits;
@@ -30,10 +30,10 @@ extern "C" int32_t cvb_aruco_dictionary_info(int32_t name, int32_t *marker_size,
 
 extern "C" int32_t cvb_aruco_dictionary_bits(int32_t name, int32_t id, uint8_t *bits, int32_t capacity) {
     return cvb::guarded("aruco dictionary", [&]() -> int32_t {
-        if (!known_dictionary(name)) return cvb::fail(CVB_ERR_ARGUMENT, "aruco dictionary: unknown dictionary");
+        if (!known_dictionary(name)) return cvb::fail(BRIDGE_ERR_ARGUMENT, "aruco dictionary: unknown dictionary");
         const auto &d = dictionary(name);
         if (bits == nullptr || id < 0 || id >= d->bytesList.rows || capacity < d->markerSize * d->markerSize)
-            return cvb::fail(CVB_ERR_ARGUMENT, "aruco dictionary: id out of range or buffer too small");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "aruco dictionary: id out of range or buffer too small");
         cv::Mat grid = cv::aruco::Dictionary::getBitsFromByteList(d->bytesList.rowRange(id, id + 1), d->markerSize);
         for (int y = 0; y < grid.rows; ++y)
             for (int x = 0; x < grid.cols; ++x) bits[y * grid.cols + x] = grid.at<uint8_t>(y, x) ? 1 : 0;
@@ -42,15 +42,15 @@ extern "C" int32_t cvb_aruco_dictionary_bits(int32_t name, int32_t id, uint8_t *
 }
 
 extern "C" int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                    int32_t dictionary_name, int32_t mode, cvb_marker *out, int32_t capacity) {
+                                    int32_t dictionary_name, cvb_aruco_mode mode, cvb_marker *out, int32_t capacity) {
     return cvb::guarded("aruco detect", [&]() -> int32_t {
         if (!cvb::valid_gray(gray, width, height, stride) || capacity < 0 || (capacity > 0 && out == nullptr) ||
             !known_dictionary(dictionary_name))
-            return cvb::fail(CVB_ERR_ARGUMENT, "aruco detect: bad image or output buffer");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "aruco detect: bad image or output buffer");
         cv::Mat image = cvb::gray_view(gray, width, height, stride);
         auto parameters = cv::aruco::DetectorParameters::create();
-        if (mode == 1) parameters->cornerRefinementMethod = cv::aruco::CORNER_REFINE_SUBPIX;
-        if (mode == 2) parameters->useAruco3Detection = true;
+        if (mode == CVB_ARUCO_SUBPIXEL) parameters->cornerRefinementMethod = cv::aruco::CORNER_REFINE_SUBPIX;
+        if (mode == CVB_ARUCO_3) parameters->useAruco3Detection = true;
         std::vector<std::vector<cv::Point2f>> corners;
         std::vector<int> ids;
         cv::aruco::detectMarkers(image, dictionary(dictionary_name), corners, ids, parameters);
@@ -68,9 +68,9 @@ extern "C" int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t 
 
 extern "C" int32_t cvb_threshold_pass(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, uint8_t *binary) {
     return cvb::guarded("threshold", [&]() -> int32_t {
-        if (!cvb::valid_gray(gray, width, height, stride) || binary == nullptr) return cvb::fail(CVB_ERR_ARGUMENT, "threshold: bad argument");
+        if (!cvb::valid_gray(gray, width, height, stride) || binary == nullptr) return cvb::fail(BRIDGE_ERR_ARGUMENT, "threshold: bad argument");
         cv::Mat out(height, width, CV_8UC1, binary);
         cv::threshold(cvb::gray_view(gray, width, height, stride), out, 0, 255, cv::THRESH_BINARY | cv::THRESH_OTSU);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }

@@ -44,13 +44,13 @@ cv::Mat row(const double *d, int32_t n) {
 } // namespace
 
 extern "C" int32_t cvb_calibrate(const double *object_points, int32_t points, const double *image_points,
-                                 int32_t views, int32_t width, int32_t height, int32_t model, int32_t options,
+                                 int32_t views, int32_t width, int32_t height, cvb_model model, cvb_calibration_options options,
                                  cvb_calibration *out, double *rvecs, double *tvecs, double *per_view_rms) {
     return cvb::guarded("calibrate", [&]() -> int32_t {
         if (object_points == nullptr || image_points == nullptr || out == nullptr || rvecs == nullptr ||
             tvecs == nullptr || per_view_rms == nullptr || points < 4 || views < 1 || width <= 0 || height <= 0 ||
             model < 0 || model > 2)
-            return cvb::fail(CVB_ERR_ARGUMENT, "calibrate: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "calibrate: bad argument");
         *out = cvb_calibration{};
         std::vector<cv::Point3f> board;
         for (int32_t i = 0; i < points; ++i)
@@ -68,7 +68,7 @@ extern "C" int32_t cvb_calibrate(const double *object_points, int32_t points, co
         int flags = 0;
         if (model == CVB_MODEL_FISHEYE) {
             flags = cv::fisheye::CALIB_RECOMPUTE_EXTRINSIC | cv::fisheye::CALIB_FIX_SKEW;
-            if (options & CVB_CALIB_FIX_ASPECT) return cvb::fail(CVB_ERR_ARGUMENT, "the fisheye model cannot fix the aspect ratio");
+            if (options & CVB_CALIB_FIX_ASPECT) return cvb::fail(BRIDGE_ERR_ARGUMENT, "the fisheye model cannot fix the aspect ratio");
             std::vector<std::vector<cv::Point3d>> objects64(views);
             std::vector<std::vector<cv::Point2d>> images64(views);
             for (int32_t v = 0; v < views; ++v) {
@@ -120,17 +120,17 @@ extern "C" int32_t cvb_calibrate(const double *object_points, int32_t points, co
             }
             per_view_rms[v] = std::sqrt(sum / points);
         }
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 
 extern "C" int32_t cvb_project_model(const double *object_points, int32_t count, const double *rvec,
                                      const double *tvec, const double *camera_matrix, const double *distortion,
-                                     int32_t distortion_count, int32_t model, double *image_points) {
+                                     int32_t distortion_count, cvb_model model, double *image_points) {
     return cvb::guarded("project", [&]() -> int32_t {
         if (object_points == nullptr || count < 1 || rvec == nullptr || tvec == nullptr || camera_matrix == nullptr ||
             image_points == nullptr || (model == CVB_MODEL_FISHEYE && distortion_count != 4))
-            return cvb::fail(CVB_ERR_ARGUMENT, "project: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "project: bad argument");
         std::vector<cv::Point3d> object;
         for (int32_t i = 0; i < count; ++i)
             object.emplace_back(object_points[3 * i], object_points[3 * i + 1], object_points[3 * i + 2]);
@@ -144,16 +144,16 @@ extern "C" int32_t cvb_project_model(const double *object_points, int32_t count,
             image_points[2 * i] = image[i].x;
             image_points[2 * i + 1] = image[i].y;
         }
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 
 extern "C" int32_t cvb_optimal_camera_matrix(const double *camera_matrix, const double *distortion,
-                                             int32_t distortion_count, int32_t model, int32_t width, int32_t height,
+                                             int32_t distortion_count, cvb_model model, int32_t width, int32_t height,
                                              double alpha, double *new_matrix) {
     return cvb::guarded("optimal camera matrix", [&]() -> int32_t {
         if (camera_matrix == nullptr || new_matrix == nullptr || width <= 0 || height <= 0 || !(alpha >= 0 && alpha <= 1))
-            return cvb::fail(CVB_ERR_ARGUMENT, "optimal camera matrix: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "optimal camera matrix: bad argument");
         cv::Mat k = matrix3(camera_matrix), d = row(distortion, distortion_count), result;
         if (model == CVB_MODEL_FISHEYE)
             cv::fisheye::estimateNewCameraMatrixForUndistortRectify(k, d, cv::Size(width, height), cv::Mat::eye(3, 3, CV_64F),
@@ -161,17 +161,17 @@ extern "C" int32_t cvb_optimal_camera_matrix(const double *camera_matrix, const 
         else
             result = cv::getOptimalNewCameraMatrix(k, d, cv::Size(width, height), alpha);
         for (int i = 0; i < 9; ++i) new_matrix[i] = result.at<double>(i / 3, i % 3);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 
 extern "C" int32_t cvb_undistort(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride,
                                  int32_t channels, const double *camera_matrix, const double *distortion,
-                                 int32_t distortion_count, int32_t model, const double *new_matrix, uint8_t *out) {
+                                 int32_t distortion_count, cvb_model model, const double *new_matrix, uint8_t *out) {
     return cvb::guarded("undistort", [&]() -> int32_t {
         if (!cvb::valid_image(pixels, width, height, stride, channels) || camera_matrix == nullptr ||
             new_matrix == nullptr || out == nullptr)
-            return cvb::fail(CVB_ERR_ARGUMENT, "undistort: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "undistort: bad argument");
         cv::Mat source = cvb::view(pixels, width, height, stride, channels);
         cv::Mat target(height, width, source.type(), out, size_t(stride));
         cv::Mat k = matrix3(camera_matrix), d = row(distortion, distortion_count), knew = matrix3(new_matrix);
@@ -182,17 +182,17 @@ extern "C" int32_t cvb_undistort(const uint8_t *pixels, int32_t width, int32_t h
         else
             cv::initUndistortRectifyMap(k, d, cv::Mat(), knew, cv::Size(width, height), CV_16SC2, map1, map2);
         cv::remap(source, target, map1, map2, cv::INTER_LINEAR, cv::BORDER_CONSTANT);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 
 extern "C" int32_t cvb_undistort_points(const double *pixels, int32_t count, const double *camera_matrix,
-                                        const double *distortion, int32_t distortion_count, int32_t model,
+                                        const double *distortion, int32_t distortion_count, cvb_model model,
                                         double *normalized) {
     return cvb::guarded("undistort points", [&]() -> int32_t {
         if (pixels == nullptr || normalized == nullptr || camera_matrix == nullptr || count < 0)
-            return cvb::fail(CVB_ERR_ARGUMENT, "undistort points: bad argument");
-        if (count == 0) return CVB_OK;
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "undistort points: bad argument");
+        if (count == 0) return BRIDGE_OK;
         cv::Mat source(count, 1, CV_64FC2, const_cast<double *>(pixels));
         cv::Mat target(count, 1, CV_64FC2, normalized);
         const cv::TermCriteria criteria(cv::TermCriteria::COUNT + cv::TermCriteria::EPS, 100, 1e-14);
@@ -202,16 +202,16 @@ extern "C" int32_t cvb_undistort_points(const double *pixels, int32_t count, con
         else
             cv::undistortPoints(source, target, matrix3(camera_matrix), row(distortion, distortion_count), cv::noArray(),
                                 cv::noArray(), criteria);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 
 extern "C" int32_t cvb_gaussian_blur(uint8_t *gray, int32_t width, int32_t height, int32_t stride, double sigma) {
     return cvb::guarded("blur", [&]() -> int32_t {
-        if (!cvb::valid_gray(gray, width, height, stride) || !(sigma >= 0)) return cvb::fail(CVB_ERR_ARGUMENT, "blur: bad argument");
-        if (sigma == 0) return CVB_OK;
+        if (!cvb::valid_gray(gray, width, height, stride) || !(sigma >= 0)) return cvb::fail(BRIDGE_ERR_ARGUMENT, "blur: bad argument");
+        if (sigma == 0) return BRIDGE_OK;
         cv::Mat image = cvb::gray_view(gray, width, height, stride);
         cv::GaussianBlur(image.clone(), image, cv::Size(0, 0), sigma, sigma, cv::BORDER_REFLECT);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }

@@ -9,8 +9,8 @@ extern "C" int32_t cvb_motion_blur(uint8_t *gray, int32_t width, int32_t height,
                                    double angle_degrees) {
     return cvb::guarded("motion blur", [&]() -> int32_t {
         if (!cvb::valid_gray(gray, width, height, stride) || !(length >= 0) || !(length <= 1000) || !std::isfinite(angle_degrees))
-            return cvb::fail(CVB_ERR_ARGUMENT, "motion blur: bad argument");
-        if (length == 0) return CVB_OK;
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "motion blur: bad argument");
+        if (length == 0) return BRIDGE_OK;
         // The segment the image moves along during the exposure, centred, drawn into the kernel as many
         // sub-pixel points each shared bilinearly among its four neighbours.
         const int radius = int(std::ceil(length / 2)) + 1;
@@ -30,7 +30,7 @@ extern "C" int32_t cvb_motion_blur(uint8_t *gray, int32_t width, int32_t height,
         // The kernel is symmetric about its centre, so filter2D's correlation is the convolution.
         cv::Mat image = cvb::gray_view(gray, width, height, stride);
         cv::filter2D(image.clone(), image, -1, kernel, cv::Point(-1, -1), 0, cv::BORDER_REFLECT);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 
@@ -38,9 +38,9 @@ extern "C" int32_t cvb_soft_polygon(float *mask, int32_t width, int32_t height, 
                                     double softness) {
     return cvb::guarded("soft polygon", [&]() -> int32_t {
         if (mask == nullptr || xy == nullptr || width <= 0 || height <= 0 || count < 3 || !(softness >= 0) || !(softness <= 10000))
-            return cvb::fail(CVB_ERR_ARGUMENT, "soft polygon: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "soft polygon: bad argument");
         for (int32_t i = 0; i < 2 * count; ++i)
-            if (!std::isfinite(xy[i]) || std::abs(xy[i]) > 1e6) return cvb::fail(CVB_ERR_ARGUMENT, "soft polygon: bad point");
+            if (!std::isfinite(xy[i]) || std::abs(xy[i]) > 1e6) return cvb::fail(BRIDGE_ERR_ARGUMENT, "soft polygon: bad point");
         // A soft edge is smooth: drawn and blurred at a scale where the blur is about 2 px, then enlarged.
         // Drawn four times finer still and averaged down, so that edge pixels hold the part covered
         // (fillPoly's own anti-aliasing widens the polygon by about 0.7 px).
@@ -64,7 +64,7 @@ extern "C" int32_t cvb_soft_polygon(float *mask, int32_t width, int32_t height, 
         cv::Mat out(height, width, CV_32F, mask);
         if (scale == 1) small.copyTo(out);
         else cv::resize(small, out, out.size(), 0, 0, cv::INTER_LINEAR);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 
@@ -73,7 +73,7 @@ extern "C" int32_t cvb_sensor_noise(uint8_t *gray, int32_t width, int32_t height
     return cvb::guarded("sensor noise", [&]() -> int32_t {
         if (!cvb::valid_gray(gray, width, height, stride) || !(electrons > 0) || !std::isfinite(electrons) || !(read_noise >= 0) ||
             !std::isfinite(read_noise) || !(gamma >= 1) || !(gamma <= 4))
-            return cvb::fail(CVB_ERR_ARGUMENT, "sensor noise: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "sensor noise: bad argument");
         // Gray levels back to linear light (the camera's tone curve undone), the standard deviation of
         // shot noise (Poisson: the square root of the electrons) and read noise at each level, in linear
         // light as a fraction of white.
@@ -94,6 +94,6 @@ extern "C" int32_t cvb_sensor_noise(uint8_t *gray, int32_t width, int32_t height
         // The tone curve again: the noise of the dark levels is stretched the most.
         cv::pow(linear, 1 / gamma, linear);
         linear.convertTo(image, CV_8U, 255);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }

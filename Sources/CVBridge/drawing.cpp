@@ -14,12 +14,12 @@ extern "C" int32_t cvb_draw_polyline(uint8_t *bgr, int32_t width, int32_t height
                                      int32_t red, int32_t thickness) {
     return cvb::guarded("draw polyline", [&]() -> int32_t {
         if (!cvb::valid_image(bgr, width, height, stride, 3) || points == nullptr || count < 2 || thickness < 1)
-            return cvb::fail(CVB_ERR_ARGUMENT, "draw polyline: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "draw polyline: bad argument");
         std::vector<cv::Point> pts;
         for (int32_t i = 0; i < count; ++i) pts.push_back(fixed(points[2 * i], points[2 * i + 1]));
         cv::Mat image = cvb::view(bgr, width, height, stride, 3);
         cv::polylines(image, pts, closed != 0, cv::Scalar(blue, green, red), thickness, cv::LINE_AA, kShift);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 
@@ -27,11 +27,11 @@ extern "C" int32_t cvb_draw_circle(uint8_t *bgr, int32_t width, int32_t height, 
                                    double radius, int32_t blue, int32_t green, int32_t red, int32_t thickness) {
     return cvb::guarded("draw circle", [&]() -> int32_t {
         if (!cvb::valid_image(bgr, width, height, stride, 3) || !(radius > 0))
-            return cvb::fail(CVB_ERR_ARGUMENT, "draw circle: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "draw circle: bad argument");
         cv::Mat image = cvb::view(bgr, width, height, stride, 3);
         cv::circle(image, fixed(x, y), cvRound(radius * (1 << kShift)), cv::Scalar(blue, green, red),
                    thickness, cv::LINE_AA, kShift);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 
@@ -40,10 +40,10 @@ extern "C" int32_t cvb_draw_text(uint8_t *bgr, int32_t width, int32_t height, in
                                  int32_t thickness) {
     return cvb::guarded("draw text", [&]() -> int32_t {
         if (!cvb::valid_image(bgr, width, height, stride, 3) || text == nullptr || !(scale > 0))
-            return cvb::fail(CVB_ERR_ARGUMENT, "draw text: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "draw text: bad argument");
         cv::Mat image = cvb::view(bgr, width, height, stride, 3);
         cv::putText(image, text, cv::Point(cvRound(x), cvRound(y)), cv::FONT_HERSHEY_SIMPLEX, scale,
                     cv::Scalar(blue, green, red), thickness, cv::LINE_AA);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }

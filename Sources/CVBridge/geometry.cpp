@@ -1,8 +1,8 @@
-// Pose and projection through calib3d.
+// A square marker's pose through calib3d's solvePnP (IPPE_SQUARE): for fisheye and tilted-sensor models, and
+// as the reference for MarkerKitKernels' own (mkk_solve_pnp_square).
 #include <vector>
 #include <opencv2/calib3d.hpp>
 #include "bridge_error.hpp"
-#include "square_pose.hpp"
 
 namespace {
 cv::Mat camera(const double *k) { return cv::Mat(3, 3, CV_64F, const_cast<double *>(k)).clone(); }
@@ -14,48 +14,31 @@ bool valid_distortion_count(int32_t n) { return n == 0 || n == 4 || n == 5 || n 
 } // namespace
 
 extern "C" int32_t cvb_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
-                                        const double *distortion, int32_t distortion_count, int32_t model,
+                                        const double *distortion, int32_t distortion_count, cvb_model model,
                                         double *rvec, double *tvec) {
-    if (model == CVB_MODEL_FISHEYE || distortion_count == 14)
-        return cvb_solve_pnp_square_opencv(image_corners, side, camera_matrix, distortion, distortion_count, model, rvec, tvec);
-    if (image_corners == nullptr || camera_matrix == nullptr || rvec == nullptr || tvec == nullptr || !(side > 0) ||
-        !valid_distortion_count(distortion_count) || (distortion_count > 0 && distortion == nullptr))
-        return cvb::fail(CVB_ERR_ARGUMENT, "solvePnP: bad argument");
-    double normalized[4][2];
-    for (int i = 0; i < 4; ++i)
-        if (!cvb::undistort_point(camera_matrix, distortion, distortion_count, image_corners[2 * i], image_corners[2 * i + 1],
-                                  normalized[i][0], normalized[i][1]))
-            return cvb::fail(CVB_ERR_ARGUMENT, "solvePnP: a corner cannot be undistorted");
-    if (!cvb::square_pose(normalized, side, rvec, tvec)) return cvb::fail(CVB_ERR_ARGUMENT, "solvePnP found no pose");
-    return CVB_OK;
-}
-
-extern "C" int32_t cvb_solve_pnp_square_opencv(const double *image_corners, double side, const double *camera_matrix,
-                                               const double *distortion, int32_t distortion_count, int32_t model,
-                                               double *rvec, double *tvec) {
     return cvb::guarded("solvePnP", [&]() -> int32_t {
         if (image_corners == nullptr || camera_matrix == nullptr || rvec == nullptr || tvec == nullptr ||
             !(side > 0) || !valid_distortion_count(distortion_count) || (distortion_count > 0 && distortion == nullptr))
-            return cvb::fail(CVB_ERR_ARGUMENT, "solvePnP: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "solvePnP: bad argument");
         const double h = side / 2;
         std::vector<cv::Point3d> object = {{-h, h, 0}, {h, h, 0}, {h, -h, 0}, {-h, -h, 0}};
         std::vector<cv::Point2d> image;
         for (int i = 0; i < 4; ++i) image.emplace_back(image_corners[2 * i], image_corners[2 * i + 1]);
         cv::Mat r, t, k = camera(camera_matrix), d = coefficients(distortion, distortion_count);
         if (model == CVB_MODEL_FISHEYE) {
-            if (distortion_count != 4) return cvb::fail(CVB_ERR_ARGUMENT, "solvePnP: fisheye needs 4 coefficients");
+            if (distortion_count != 4) return cvb::fail(BRIDGE_ERR_ARGUMENT, "solvePnP: fisheye needs 4 coefficients");
             std::vector<cv::Point2d> undistorted;
             cv::fisheye::undistortPoints(image, undistorted, k, d, cv::noArray(), k);
             image = undistorted;
             d = cv::Mat();
         }
         if (!cv::solvePnP(object, image, k, d, r, t, false, cv::SOLVEPNP_IPPE_SQUARE))
-            return cvb::fail(CVB_ERR_ARGUMENT, "solvePnP found no pose");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "solvePnP found no pose");
         for (int i = 0; i < 3; ++i) {
             rvec[i] = r.at<double>(i);
             tvec[i] = t.at<double>(i);
         }
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 

@@ -1,4 +1,5 @@
-// Image files in and out through OpenCV's imgcodecs, and colour conversion.
+// Image files in and out through OpenCV's imgcodecs (loaded on first use: opencv_libraries.hpp), and colour
+// conversion.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include "bridge_error.hpp"
+#include "opencv_libraries.hpp"
 
 namespace {
 // Width and height from the first bytes of a PNG, JPEG or BMP file; false for other formats or a
@@ -51,10 +53,10 @@ bool header_size(const uint8_t *b, size_t n, long long &width, long long &height
 int32_t refuse_if_too_large(const uint8_t *bytes, size_t count) {
     long long width = 0, height = 0;
     if (header_size(bytes, count, width, height) && width * height > CVB_MAX_IMAGE_PIXELS)
-        return cvb::fail(CVB_ERR_TOO_LARGE, "its header claims " + std::to_string(width) + "x" + std::to_string(height) +
+        return cvb::fail(BRIDGE_ERR_TOO_LARGE, "its header claims " + std::to_string(width) + "x" + std::to_string(height) +
                                                 " pixels, more than the " + std::to_string(CVB_MAX_IMAGE_PIXELS / 1000000) +
                                                 " megapixels MarkerKit reads");
-    return CVB_OK;
+    return BRIDGE_OK;
 }
 
 // The orientation tag (0x0112) of the first image directory of TIFF-structured data (a TIFF file, or
@@ -251,13 +253,15 @@ cv::Mat to_8bit(const cv::Mat &image) {
 }
 
 // Decodes `count` bytes into the thread's kept picture; `out` views it (valid until the thread's next
-// decode). Too large a header is refused before decoding; an undecodable picture gives CVB_ERR_IO (the
+// decode). Too large a header is refused before decoding; an undecodable picture gives BRIDGE_ERR_IO (the
 // caller says what it was). Decoded at the file's own depth (8 bits made as to_8bit says) and, for
 // colour, in the file's own channels (gray made BGR here): imdecode's IMREAD_COLOR with ANYDEPTH
 // returns garbage for a gray EXR and nothing for a float TIFF. The orientation tag is applied here,
 // not by imdecode, so that what was done is known (`orientation` gets the tag, 0 for none): OpenCV 4.6
 // applies it for JPEG and PNG (not WebP) unless told not to, and its TIFF decoder (libtiff) always.
 int32_t decode_kept(const uint8_t *bytes, size_t count, int32_t channels, cvb_image *out, int32_t *orientation) {
+    const cvb::ImgCodecs &codecs = cvb::imgcodecs();
+    if (!codecs.problem.empty()) return cvb::fail(BRIDGE_ERR_UNAVAILABLE, codecs.problem);
     if (int32_t refused = refuse_if_too_large(bytes, count); refused < 0) return refused;
     Container container = Container::other;
     const int32_t tag = file_orientation(bytes, count, container);
@@ -265,8 +269,8 @@ int32_t decode_kept(const uint8_t *bytes, size_t count, int32_t channels, cvb_im
     const cv::Mat encoded(1, int(count), CV_8UC1, const_cast<uint8_t *>(bytes));
     const int flags = cv::IMREAD_ANYDEPTH | cv::IMREAD_IGNORE_ORIENTATION |
                       (channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_ANYCOLOR);
-    decoding.image = quietly([&] { return cv::imdecode(encoded, flags); });
-    if (decoding.image.empty()) return CVB_ERR_IO;
+    decoding.image = quietly([&] { return codecs.imdecode(encoded, flags); });
+    if (decoding.image.empty()) return BRIDGE_ERR_IO;
     decoding.image = to_8bit(decoding.image);
     if (container != Container::tiff) decoding.image = oriented(decoding.image, tag);
     if (decoding.image.channels() != channels) {
@@ -276,21 +280,21 @@ int32_t decode_kept(const uint8_t *bytes, size_t count, int32_t channels, cvb_im
     }
     const cv::Mat &image = decoding.image;
     *out = cvb_image{image.cols, image.rows, int32_t(image.step[0]), image.channels(), image.data};
-    return CVB_OK;
+    return BRIDGE_OK;
 }
 }
 
 extern "C" int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out, int32_t *orientation) {
     return cvb::guarded("read image", [&]() -> int32_t {
         if (path == nullptr || out == nullptr || (channels != 1 && channels != 3))
-            return cvb::fail(CVB_ERR_ARGUMENT, "read image: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "read image: bad argument");
         *out = cvb_image{0, 0, 0, 0, nullptr};
         if (orientation != nullptr) *orientation = 0;
         // The whole file into the thread's kept buffer (read(2): no stdio buffer to allocate). Opened
         // without blocking: opening a FIFO for reading otherwise waits for a writer, for ever; it, a
         // socket or a device is then refused by fstat below, never read.
         const int file = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-        const auto failure = [&] { return cvb::fail(CVB_ERR_IO, std::string("cannot read or decode image '") + path + "'"); };
+        const auto failure = [&] { return cvb::fail(BRIDGE_ERR_IO, std::string("cannot read or decode image '") + path + "'"); };
         if (file < 0) return failure();
         struct stat info {};
         bool read_all = fstat(file, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0;
@@ -306,7 +310,7 @@ extern "C" int32_t cvb_image_read(const char *path, int32_t channels, cvb_image 
         close(file);
         if (!read_all) return failure();
         const int32_t status = decode_kept(decoding.file.data(), decoding.file.size(), channels, out, orientation);
-        return status == CVB_ERR_IO ? failure() : status;
+        return status == BRIDGE_ERR_IO ? failure() : status;
     });
 }
 
@@ -322,38 +326,17 @@ extern "C" int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_
                                     int32_t channels, const char *extension, cvb_image *out) {
     return cvb::guarded("encode image", [&]() -> int32_t {
         if (!cvb::valid_image(pixels, width, height, stride, channels) || extension == nullptr || out == nullptr)
-            return cvb::fail(CVB_ERR_ARGUMENT, "encode image: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "encode image: bad argument");
+        const cvb::ImgCodecs &codecs = cvb::imgcodecs();
+        if (!codecs.problem.empty()) return cvb::fail(BRIDGE_ERR_UNAVAILABLE, codecs.problem);
         std::vector<uint8_t> bytes;
-        if (!cv::imencode(extension, cvb::view(pixels, width, height, stride, channels), bytes))
-            return cvb::fail(CVB_ERR_IO, std::string("cannot encode image as ") + extension);
+        if (!codecs.imencode(extension, cvb::view(pixels, width, height, stride, channels), bytes, std::vector<int>()))
+            return cvb::fail(BRIDGE_ERR_IO, std::string("cannot encode image as ") + extension);
         auto *data = static_cast<uint8_t *>(std::malloc(bytes.size() + 1));
-        if (data == nullptr) return cvb::fail(CVB_ERR_IO, "encode image: out of memory");
+        if (data == nullptr) return cvb::fail(BRIDGE_ERR_IO, "encode image: out of memory");
         std::memcpy(data, bytes.data(), bytes.size());
         *out = cvb_image{static_cast<int32_t>(bytes.size()), 1, static_cast<int32_t>(bytes.size()), 1, data};
-        return CVB_OK;
-    });
-}
-
-extern "C" int32_t cvb_image_encode_samples(const void *samples, int32_t width, int32_t height, int32_t stride,
-                                            int32_t channels, int32_t bits, const char *extension,
-                                            const int32_t *parameters, int32_t parameter_count, cvb_image *out) {
-    return cvb::guarded("encode image", [&]() -> int32_t {
-        const int size = bits == 8 ? 1 : bits == 16 ? 2 : bits == 32 ? 4 : 0;
-        if (samples == nullptr || width <= 0 || height <= 0 || (channels != 1 && channels != 3 && channels != 4) ||
-            size == 0 || stride < width * channels * size || extension == nullptr || out == nullptr ||
-            parameter_count < 0 || (parameter_count > 0 && parameters == nullptr))
-            return cvb::fail(CVB_ERR_ARGUMENT, "encode image: bad argument");
-        const int depth = bits == 8 ? CV_8U : bits == 16 ? CV_16U : CV_32F;
-        const cv::Mat image(height, width, CV_MAKETYPE(depth, channels), const_cast<void *>(samples), size_t(stride));
-        std::vector<uint8_t> bytes;
-        const std::vector<int> options(parameters, parameters + parameter_count);
-        if (!cv::imencode(extension, image, bytes, options))
-            return cvb::fail(CVB_ERR_IO, std::string("cannot encode image as ") + extension);
-        auto *data = static_cast<uint8_t *>(std::malloc(bytes.size() + 1));
-        if (data == nullptr) return cvb::fail(CVB_ERR_IO, "encode image: out of memory");
-        std::memcpy(data, bytes.data(), bytes.size());
-        *out = cvb_image{static_cast<int32_t>(bytes.size()), 1, static_cast<int32_t>(bytes.size()), 1, data};
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 
@@ -361,11 +344,11 @@ extern "C" int32_t cvb_to_gray(const uint8_t *pixels, int32_t width, int32_t hei
                                int32_t channels, uint8_t *gray) {
     return cvb::guarded("to gray", [&]() -> int32_t {
         if (!cvb::valid_image(pixels, width, height, stride, channels) || gray == nullptr || channels == 1)
-            return cvb::fail(CVB_ERR_ARGUMENT, "to gray: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "to gray: bad argument");
         cv::Mat out(height, width, CV_8UC1, gray);
         cv::cvtColor(cvb::view(pixels, width, height, stride, channels), out,
                      channels == 3 ? cv::COLOR_BGR2GRAY : cv::COLOR_BGRA2GRAY);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 
@@ -378,35 +361,37 @@ extern "C" void cvb_image_release(cvb_image *image) {
 extern "C" int32_t cvb_jpeg_roundtrip(uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t quality) {
     return cvb::guarded("jpeg", [&]() -> int32_t {
         if (!cvb::valid_gray(gray, width, height, stride) || quality < 1 || quality > 100)
-            return cvb::fail(CVB_ERR_ARGUMENT, "jpeg: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "jpeg: bad argument");
+        const cvb::ImgCodecs &codecs = cvb::imgcodecs();
+        if (!codecs.problem.empty()) return cvb::fail(BRIDGE_ERR_UNAVAILABLE, codecs.problem);
         cv::Mat image = cvb::gray_view(gray, width, height, stride);
         std::vector<uint8_t> bytes;
-        cv::imencode(".jpg", image, bytes, {cv::IMWRITE_JPEG_QUALITY, quality});
-        cv::Mat decoded = cv::imdecode(bytes, cv::IMREAD_GRAYSCALE);
-        if (decoded.size() != image.size()) return cvb::fail(CVB_ERR_IO, "jpeg: round trip changed the size");
+        codecs.imencode(".jpg", image, bytes, {cv::IMWRITE_JPEG_QUALITY, quality});
+        cv::Mat decoded = codecs.imdecode(bytes, cv::IMREAD_GRAYSCALE);
+        if (decoded.size() != image.size()) return cvb::fail(BRIDGE_ERR_IO, "jpeg: round trip changed the size");
         decoded.copyTo(image);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 
 extern "C" int32_t cvb_image_decode(const uint8_t *bytes, int32_t count, int32_t channels, cvb_image *out) {
     return cvb::guarded("decode image", [&]() -> int32_t {
         if (bytes == nullptr || count <= 0 || out == nullptr || (channels != 1 && channels != 3))
-            return cvb::fail(CVB_ERR_ARGUMENT, "decode image: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "decode image: bad argument");
         *out = cvb_image{0, 0, 0, 0, nullptr};
         const int32_t status = decode_kept(bytes, size_t(count), channels, out, nullptr);
-        return status == CVB_ERR_IO ? cvb::fail(CVB_ERR_IO, "not a decodable image") : status;
+        return status == BRIDGE_ERR_IO ? cvb::fail(BRIDGE_ERR_IO, "not a decodable image") : status;
     });
 }
 
 extern "C" int32_t cvb_yuyv_to_bgr(const uint8_t *yuyv, int32_t width, int32_t height, int32_t stride, uint8_t *bgr) {
     return cvb::guarded("YUYV to BGR", [&]() -> int32_t {
         if (yuyv == nullptr || bgr == nullptr || width <= 0 || width % 2 != 0 || height <= 0 || stride < 2 * width)
-            return cvb::fail(CVB_ERR_ARGUMENT, "YUYV to BGR: bad argument");
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "YUYV to BGR: bad argument");
         cv::Mat source(height, width, CV_8UC2, const_cast<uint8_t *>(yuyv), size_t(stride));
         cv::Mat target(height, width, CV_8UC3, bgr);
         cv::cvtColor(source, target, cv::COLOR_YUV2BGR_YUYV);
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 

@@ -85,6 +85,20 @@ func files(in directory: URL) throws -> [String] {
 }
 
 @Suite struct CLIBasicsTests {
+    /// OpenCV's imgcodecs and videoio (GDAL, FFmpeg, GStreamer: about 210 shared objects) and highgui are
+    /// loaded on first use, not at start: a command that reads no image, video or window loads none.
+    @Test func startUpLoadsNoImageVideoOrWindowLibrary() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // glibc's loader names every library it loads on stderr.
+        let version = try CLI.run(["--version"], in: dir, environment: ["LD_DEBUG": "files"])
+        #expect(version.status == 0)
+        #expect(version.stderr.contains("libopencv_core"), "LD_DEBUG lists the libraries loaded")
+        for library in ["libopencv_imgcodecs", "libopencv_videoio", "libopencv_highgui"] {
+            #expect(!version.stderr.contains(library), "markerkit --version loads \(library)")
+        }
+    }
+
     @Test func versionAndHelpWithExamples() throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

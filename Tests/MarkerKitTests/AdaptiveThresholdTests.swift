@@ -1,5 +1,7 @@
 import CVBridge
+import CVBridgeTestReferences
 import Foundation
+import MarkerKitKernels
 import Testing
 @testable import MarkerKit
 
@@ -20,7 +22,7 @@ import Testing
                     var ours = [UInt8](repeating: 1, count: image.pixels.count), theirs = ours
                     let a = image.pixels.withUnsafeBufferPointer { gray in
                         ours.withUnsafeMutableBufferPointer {
-                            cvb_adaptive_threshold(gray.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(window), constant, $0.baseAddress)
+                            mkk_adaptive_threshold(gray.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(window), constant, $0.baseAddress)
                         }
                     }
                     let b = image.pixels.withUnsafeBufferPointer { gray in
@@ -70,7 +72,7 @@ import Testing
                     for (begin, end) in [(0, min(a, b)), (min(a, b), max(a, b)), (max(a, b), image.height)] {
                         let status = image.pixels.withUnsafeBufferPointer { gray in
                             banded.withUnsafeMutableBufferPointer {
-                                cvb_adaptive_threshold_rows(gray.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), sides,
+                                mkk_adaptive_threshold_rows(gray.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), sides,
                                                             Int32(sides.count), constant, $0.baseAddress, Int32(begin), Int32(end))
                             }
                         }

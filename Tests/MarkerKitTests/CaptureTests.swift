@@ -1,3 +1,4 @@
+import BridgeStatus
 import CVBridge
 import Foundation
 import Testing
@@ -100,8 +101,17 @@ import Testing
         // The bridge refuses without a display instead of opening anything.
         var pixels = [UInt8](repeating: 0, count: 12)
         unsetenv("DISPLAY"); unsetenv("WAYLAND_DISPLAY")
-        #expect(cvb_preview_show("t", &pixels, 2, 2, 6, 1) == CVB_ERR_IO)
-        #expect(String(cString: cvb_last_error()).contains("no display"))
+        #expect(cvb_preview_show("t", &pixels, 2, 2, 6, 1) == BRIDGE_ERR_IO.rawValue)
+        #expect(String(cString: bridge_last_error()).contains("no display"))
+    }
+
+    /// imgcodecs, videoio and highgui are loaded on first use, their functions looked up by mangled name:
+    /// each must be found in the installed OpenCV (a wrong name would otherwise show only when used).
+    @Test func everyOpenCVFunctionLoadedOnFirstUseIsFound() {
+        for library in [CVB_LIBRARY_IMGCODECS, CVB_LIBRARY_VIDEOIO, CVB_LIBRARY_HIGHGUI] {
+            let status = cvb_opencv_library_check(library)
+            #expect(status == 0, "\(String(cString: bridge_last_error()))")
+        }
     }
 
     /// A source faster than its consumer: the consumer gets the newest frames, the rest count as dropped.

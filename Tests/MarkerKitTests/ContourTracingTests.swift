@@ -1,4 +1,6 @@
 import CVBridge
+import CVBridgeTestReferences
+import MarkerKitKernels
 import Testing
 @testable import MarkerKit
 
@@ -12,9 +14,9 @@ import Testing
     }
 
     static func trace(_ image: GrayImage, minPoints: Int = 1, maxPoints: Int = Int(Int32.max), opencv: Bool) -> Traced {
-        var found = cvb_contours()
+        var found = mkk_contours()
         let status = image.pixels.withUnsafeBufferPointer {
-            (opencv ? cvb_find_contours_opencv : cvb_find_contours)($0.baseAddress, Int32(image.width), Int32(image.height),
+            (opencv ? cvb_find_contours_opencv : mkk_find_contours)($0.baseAddress, Int32(image.width), Int32(image.height),
                                                                     Int32(image.width), Int32(minPoints), Int32(maxPoints), &found)
         }
         #expect(status >= 0)

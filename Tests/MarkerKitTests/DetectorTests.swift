@@ -76,8 +76,8 @@ import Testing
         for marker in markers {
             let pose = try #require(marker.pose)
             var r = [Double](repeating: 0, count: 3), t = [Double](repeating: 0, count: 3)
-            #expect(cvb_solve_pnp_square_opencv(marker.corners.flatMap { $0 }, 0.05, camera.cameraMatrix, camera.distortion,
-                                                Int32(camera.distortion.count), 0, &r, &t) == 0)
+            #expect(cvb_solve_pnp_square(marker.corners.flatMap { $0 }, 0.05, camera.cameraMatrix, camera.distortion,
+                                         Int32(camera.distortion.count), CVB_MODEL_OPENCV5, &r, &t) == 0)
             for (a, b) in zip(pose.rvec + pose.tvec, r + t) { #expect(abs(a - b) < 1e-6, "ID \(marker.id)") }
         }
     }

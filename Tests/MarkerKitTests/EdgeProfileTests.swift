@@ -1,9 +1,9 @@
-import CVBridge
 import Foundation
+import MarkerKitKernels
 import Testing
 @testable import MarkerKit
 
-/// The corner refiner's edge profiles and their filter moved into the bridge (cvb_edge_profiles,
+/// The corner refiner's edge profiles and their filter moved into the bridge (mkk_edge_profiles,
 /// vectorised) against the Swift code they replace, kept here as the reference: the same points and
 /// contrasts to the bit, on the edges of rendered markers from rough and refined corners, and on random
 /// edges of noise that run near and past the image's border.
@@ -50,7 +50,7 @@ import Testing
         var edge = [a.x, a.y, b.x, b.y, before.x, before.y, after.x, after.y]
         var points = [Double](repeating: 0, count: 120), strengths = [Double](repeating: 0, count: 60)
         let count = image.pixels.withUnsafeBufferPointer {
-            Int(cvb_edge_profiles($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), &edge, &points, &strengths))
+            Int(mkk_edge_profiles($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), &edge, &points, &strengths))
         }
         return ((0..<count).map { Point2(x: points[2 * $0], y: points[2 * $0 + 1]) }, Array(strengths[0..<count]))
     }

@@ -1,4 +1,6 @@
+import BridgeStatus
 import CVBridge
+import CVBridgeTestReferences
 import Foundation
 import Testing
 @testable import MarkerKit
@@ -48,7 +50,7 @@ import Testing
             }
         }
         defer { cvb_image_release(&out) }
-        guard status >= 0, let data = out.data else { throw MarkerKitError.internalFailure("encode .\(ext): \(String(cString: cvb_last_error()))") }
+        guard status >= 0, let data = out.data else { throw MarkerKitError.internalFailure("encode .\(ext): \(String(cString: bridge_last_error()))") }
         return Data(bytes: data, count: Int(out.width))
     }
 
@@ -89,8 +91,8 @@ import Testing
             v("gray16.png", gray: true, try encode(gray16, width: w, height: h, channels: 1, as: "png")),
             v("rgb16.png", try encode(bgr16, width: w, height: h, channels: 3, as: "png")),
             v("gray12.png", gray: true, try encode(gray12, width: w, height: h, channels: 1, as: "png")),
-            v("rgb.jpg", lossless: false, try encode(bgr, width: w, height: h, channels: 3, as: "jpg", parameters: [1, 95])),
-            v("gray.jpg", lossless: false, try encode(gray, width: w, height: h, channels: 1, as: "jpg", parameters: [1, 95])),
+            v("rgb.jpg", lossless: false, try encode(bgr, width: w, height: h, channels: 3, as: "jpg", parameters: [CVB_IMWRITE_JPEG_QUALITY.rawValue, 95])),
+            v("gray.jpg", lossless: false, try encode(gray, width: w, height: h, channels: 1, as: "jpg", parameters: [CVB_IMWRITE_JPEG_QUALITY.rawValue, 95])),
             v("gray8.tif", gray: true, try encode(gray, width: w, height: h, channels: 1, as: "tif")),
             v("rgb.tif", try encode(bgr, width: w, height: h, channels: 3, as: "tif")),
             v("gray16.tif", gray: true, try encode(gray16, width: w, height: h, channels: 1, as: "tif")),
@@ -103,8 +105,8 @@ import Testing
             v("gray16.pgm", gray: true, try encode(gray16, width: w, height: h, channels: 1, as: "pgm")),
             v("rgb.ppm", try encode(bgr, width: w, height: h, channels: 3, as: "ppm")),
             // IMWRITE_WEBP_QUALITY (64) above 100 is lossless.
-            v("lossless.webp", try encode(bgr, width: w, height: h, channels: 3, as: "webp", parameters: [64, 101])),
-            v("lossy.webp", lossless: false, try encode(bgr, width: w, height: h, channels: 3, as: "webp", parameters: [64, 90])),
+            v("lossless.webp", try encode(bgr, width: w, height: h, channels: 3, as: "webp", parameters: [CVB_IMWRITE_WEBP_QUALITY.rawValue, 101])),
+            v("lossy.webp", lossless: false, try encode(bgr, width: w, height: h, channels: 3, as: "webp", parameters: [CVB_IMWRITE_WEBP_QUALITY.rawValue, 90])),
             v("gray.exr", gray: true, try encode(grayFloat, width: w, height: h, channels: 1, as: "exr")),
             v("rgb.exr", try encode(bgrFloat, width: w, height: h, channels: 3, as: "exr")),
             v("gray.pfm", gray: true, try encode(grayFloat, width: w, height: h, channels: 1, as: "pfm")),
@@ -280,7 +282,7 @@ import Testing
             let stored = try Self.stored(upright, tag: tag)
             let (w, h) = (stored.width, stored.height)
             let plain = try ImageFormatTests.encode(stored.bytes, width: w, height: h, channels: 3, as: ext,
-                                                    parameters: ext == "webp" ? [64, 101] : [])
+                                                    parameters: ext == "webp" ? [CVB_IMWRITE_WEBP_QUALITY.rawValue, 101] : [])
             let tagged = switch ext {
             case "png": Self.png(plain, tag: tag)
             case "webp": Self.webp(plain, tag: tag, width: w, height: h)
@@ -365,7 +367,7 @@ import Testing
         let files: [Data] = [
             Self.jpeg(try small.encoded(as: "jpg"), tag: 6), Self.jpeg(try small.encoded(as: "jpg"), tag: 6, bigEndian: false),
             Self.png(try small.encoded(as: "png"), tag: 6),
-            Self.webp(try ImageFormatTests.encode(small.bytes, width: 16, height: 8, channels: 3, as: "webp", parameters: [64, 101]), tag: 6, width: 16, height: 8),
+            Self.webp(try ImageFormatTests.encode(small.bytes, width: 16, height: 8, channels: 3, as: "webp", parameters: [CVB_IMWRITE_WEBP_QUALITY.rawValue, 101]), tag: 6, width: 16, height: 8),
             try Self.tiff(try ImageFormatTests.encode(small.bytes, width: 16, height: 8, channels: 3, as: "tif"), tag: 6),
         ]
         func orientation(_ bytes: ArraySlice<UInt8>) -> Int32 {

@@ -56,7 +56,7 @@ import Testing
         let c = Self.webcam
         let pixels: [Double] = [0, 0, 639, 0, 639, 479, 0, 479, 320, 240, 100.25, 400.75, -0.5, -0.5, 639.5, 479.5]
         var normalized = [Double](repeating: 0, count: pixels.count)
-        #expect(cvb_undistort_points(pixels, Int32(pixels.count / 2), c.cameraMatrix, c.distortion, 5, 0, &normalized) == 0)
+        #expect(cvb_undistort_points(pixels, Int32(pixels.count / 2), c.cameraMatrix, c.distortion, 5, CVB_MODEL_OPENCV5, &normalized) == 0)
         let points = (0..<(pixels.count / 2)).map { (normalized[2 * $0], normalized[2 * $0 + 1], 1.0) }
         let back = try SceneTruth.project(points, pose: Pose3D(rvec: [0, 0, 0], tvec: [0, 0, 0]), camera: c)
         for (i, p) in back.enumerated() {
@@ -72,7 +72,7 @@ import Testing
         var direct = [Double](repeating: 0, count: 8)
         let h = 30.0
         #expect(cvb_project_model([-h, h, 0, h, h, 0, h, -h, 0, -h, -h, 0], 4, pose.rvec, pose.tvec, Self.webcam.cameraMatrix,
-                                  Self.webcam.distortion, 5, 0, &direct) == 0)
+                                  Self.webcam.distortion, 5, CVB_MODEL_OPENCV5, &direct) == 0)
         for i in 0..<4 { #expect(truth.corners[i] == Point2(x: direct[2 * i], y: direct[2 * i + 1])) }
         let found = try MarkerDetector().detect(in: try SceneRenderer().render(scene))
         let marker = try #require(found.first { $0.id == 77 })

@@ -1,5 +1,7 @@
 import CVBridge
+import CVBridgeTestReferences
 import Foundation
+import MarkerKitKernels
 import Testing
 @testable import MarkerKit
 
@@ -22,7 +24,7 @@ import Testing
                     let length = contours.length(index), epsilon = Double(length) * 0.03
                     let (a, b) = contours.points.withUnsafeBufferPointer { points in
                         let start = points.baseAddress! + 2 * Int(contours.offsets[index])
-                        return (ours.withUnsafeMutableBufferPointer { cvb_simplify_contour(start, Int32(length), epsilon, $0.baseAddress, 8) },
+                        return (ours.withUnsafeMutableBufferPointer { mkk_simplify_contour(start, Int32(length), epsilon, $0.baseAddress, 8) },
                                 theirs.withUnsafeMutableBufferPointer { cvb_approx_polygon(start, Int32(length), epsilon, $0.baseAddress, 8) })
                     }
                     total += 1

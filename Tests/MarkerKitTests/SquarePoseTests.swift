@@ -1,5 +1,6 @@
 import CVBridge
 import Foundation
+import MarkerKitKernels
 import Testing
 @testable import MarkerKit
 
@@ -29,14 +30,14 @@ import Testing
             let z = random.uniform(0.2...1.5)
             let t = [random.uniform(-0.4...0.4) * z, random.uniform(-0.25...0.25) * z, z]
             var corners = [Double](repeating: 0, count: 8)
-            #expect(cvb_project_model(object, 4, r, t, camera, distortion, Int32(distortion.count), 0, &corners) == 0)
+            #expect(cvb_project_model(object, 4, r, t, camera, distortion, Int32(distortion.count), CVB_MODEL_OPENCV5, &corners) == 0)
             for i in 0..<8 { corners[i] += random.uniform(-0.3...0.3) }
             var ours = [Double](repeating: 0, count: 6), theirs = [Double](repeating: 0, count: 6)
             let a = ours.withUnsafeMutableBufferPointer { p in
-                cvb_solve_pnp_square(corners, side, camera, distortion, Int32(distortion.count), 0, p.baseAddress!, p.baseAddress! + 3)
+                mkk_solve_pnp_square(corners, side, camera, distortion, Int32(distortion.count), p.baseAddress!, p.baseAddress! + 3)
             }
             let b = theirs.withUnsafeMutableBufferPointer { p in
-                cvb_solve_pnp_square_opencv(corners, side, camera, distortion, Int32(distortion.count), 0, p.baseAddress!, p.baseAddress! + 3)
+                cvb_solve_pnp_square(corners, side, camera, distortion, Int32(distortion.count), CVB_MODEL_OPENCV5, p.baseAddress!, p.baseAddress! + 3)
             }
             #expect(a == 0 && b == 0)
             compared += 1
@@ -73,7 +74,7 @@ import Testing
 
     func reprojection(_ object: [Double], _ pose: [Double], _ camera: [Double], _ distortion: [Double], _ corners: [Double]) throws -> Double {
         var projected = [Double](repeating: 0, count: 8)
-        #expect(cvb_project_model(object, 4, Array(pose[0..<3]), Array(pose[3..<6]), camera, distortion, Int32(distortion.count), 0, &projected) == 0)
+        #expect(cvb_project_model(object, 4, Array(pose[0..<3]), Array(pose[3..<6]), camera, distortion, Int32(distortion.count), CVB_MODEL_OPENCV5, &projected) == 0)
         return zip(projected, corners).map { ($0 - $1) * ($0 - $1) }.reduce(0, +)
     }
 }

@@ -1,35 +1,27 @@
-/* CVBridge: the project's only door into OpenCV (C++), as a plain C interface.
+/* CVBridge: the project's only door into OpenCV (C++), as a plain C interface; only OpenCV's own
+ * functions, wrapped. MarkerKit's own kernels are MarkerKitKernels (markerkit_kernels.h), and the OpenCV
+ * calls only the tests compare them with are CVBridgeTestReferences.
  *
- * Conventions: functions return a non-negative value on success and a negative CVB_ERR_* code on
- * failure; cvb_last_error() then holds a one-line message for the calling thread. No C++ exception
- * ever crosses this header. Images are 8-bit, row-major, with an explicit stride in bytes.
- * Pixel coordinates follow OpenCV: integer coordinates at pixel centres.
+ * Conventions (bridge_status.h): functions return a non-negative value on success and a negative
+ * BRIDGE_ERR_* code on failure; bridge_last_error() then holds a one-line message for the calling
+ * thread. No C++ exception ever crosses this header. Images are 8-bit, row-major, with an explicit
+ * stride in bytes. Pixel coordinates follow OpenCV: integer coordinates at pixel centres.
  */
 #ifndef CVBRIDGE_H
 #define CVBRIDGE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "bridge_status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum {
-    CVB_OK = 0,
-    CVB_ERR_OPENCV = -1,   /* OpenCV threw; see cvb_last_error() */
-    CVB_ERR_ARGUMENT = -2, /* a bad argument (size, id, null pointer) */
-    CVB_ERR_IO = -3,       /* a file could not be read or decoded */
-    CVB_ERR_TOO_LARGE = -4, /* an image header claims more pixels than CVB_MAX_IMAGE_PIXELS */
-};
-
 /* Images whose header claims more pixels than this (16384 x 16384) are refused before decoding. */
 #define CVB_MAX_IMAGE_PIXELS 268435456LL
 /* The brightest 16-bit value below which a picture is taken to hold 12 bits or fewer (see cvb_image_read). */
 #define CVB_LOW_BITS_LIMIT 4096
-
-/* The message of the last failure on this thread ("" if none). Valid until the next call. */
-const char *cvb_last_error(void);
 
 /* An 8-bit image: owned by the caller and released with cvb_image_release when a function says so,
  * else a view of memory the bridge keeps (valid until the call named). */
@@ -56,49 +48,68 @@ typedef struct cvb_marker {
     double corners[8]; /* x0 y0 .. x3 y3: top-left, top-right, bottom-right, bottom-left */
 } cvb_marker;
 
-/* OpenCV's own aruco detector (legacy API), dictionary by name as above, default parameters; mode 1 adds
- * CORNER_REFINE_SUBPIX, mode 2 turns on useAruco3Detection. Writes up to `capacity` markers and returns
- * how many were found (which may exceed capacity: call again with more room). */
+/* How cvb_aruco_detect runs OpenCV's detector. */
+typedef enum : int32_t {
+    CVB_ARUCO_DEFAULT = 0,  /* default parameters */
+    CVB_ARUCO_SUBPIXEL = 1, /* with CORNER_REFINE_SUBPIX */
+    CVB_ARUCO_3 = 2,        /* with useAruco3Detection */
+} cvb_aruco_mode;
+
+/* OpenCV's own aruco detector (legacy API), dictionary by name as above, parameters as `mode` says.
+ * Writes up to `capacity` markers and returns how many were found (which may exceed capacity: call again
+ * with more room). */
 int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                         int32_t dictionary_name, int32_t mode, cvb_marker *out, int32_t capacity);
+                         int32_t dictionary_name, cvb_aruco_mode mode, cvb_marker *out, int32_t capacity);
 
 /* One cv::threshold pass (Otsu) over a gray frame into `binary`: the floor for detector timings. */
 int32_t cvb_threshold_pass(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, uint8_t *binary);
 
-/* Chessboard inner corners. method 0: cv::findChessboardCorners (ADAPTIVE_THRESH | NORMALIZE_IMAGE) then
- * cornerSubPix with a (2 * half_window + 1)^2 window (half_window 0: from the corner spacing); method 1:
- * cv::findChessboardCornersSB (sector-based, sub-pixel by itself); method 2: as 0 with
- * CALIB_CB_FAST_CHECK; methods 3 and 4: findChessboardCorners alone (default flags; with FAST_CHECK),
- * no refinement, as baselines; method 5: findChessboardCorners with no flags (one global threshold per
- * dilation, no refinement: a quick look on a reduced frame). `corners` receives 2 * cols * rows
- * doubles in OpenCV's order. Returns 1 if found, 0 if not. */
+/* Which of OpenCV's chessboard finders cvb_find_chessboard runs. */
+typedef enum : int32_t {
+    /* cv::findChessboardCorners (ADAPTIVE_THRESH | NORMALIZE_IMAGE) then cornerSubPix with a
+     * (2 * half_window + 1)^2 window (half_window 0: from the corner spacing) */
+    CVB_CHESSBOARD_CLASSIC = 0,
+    CVB_CHESSBOARD_SECTOR_BASED = 1,      /* cv::findChessboardCornersSB (sub-pixel by itself) */
+    CVB_CHESSBOARD_CLASSIC_FAST_CHECK = 2, /* as CLASSIC with CALIB_CB_FAST_CHECK */
+    CVB_CHESSBOARD_OPENCV_DEFAULT = 3,    /* findChessboardCorners alone (default flags), a baseline */
+    CVB_CHESSBOARD_OPENCV_FAST_CHECK = 4, /* the same with FAST_CHECK */
+    /* findChessboardCorners with no flags (one global threshold per dilation, no refinement): a quick
+     * look on a reduced frame */
+    CVB_CHESSBOARD_QUICK_LOOK = 5,
+} cvb_chessboard_method;
+
+/* Chessboard inner corners by `method`. `corners` receives 2 * cols * rows doubles in OpenCV's order.
+ * Returns 1 if found, 0 if not. */
 int32_t cvb_find_chessboard(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                            int32_t cols, int32_t rows, int32_t method, int32_t half_window, double *corners);
+                            int32_t cols, int32_t rows, cvb_chessboard_method method, int32_t half_window, double *corners);
 
 /* cornerSubPix on given corners (x,y pairs, refined in place) with a (2*half_window+1)^2 window, stopping
  * after max_iterations or when a corner moves less than epsilon pixels. */
 int32_t cvb_refine_corners(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, double *corners,
                            int32_t count, int32_t half_window, int32_t max_iterations, double epsilon);
-/* Resizes a gray image into `out` (out_width*out_height, packed). bilinear 0: area averaging when the
- * factor is whole (else bilinear); bilinear 1: always bilinear (a quick look, aliasing allowed). */
+/* How cvb_resize_gray interpolates. */
+typedef enum : int32_t {
+    CVB_RESIZE_AREA_WHEN_WHOLE = 0, /* area averaging (INTER_AREA) when the factor is whole, else bilinear */
+    CVB_RESIZE_BILINEAR = 1,        /* always bilinear (INTER_LINEAR: a quick look, aliasing allowed) */
+} cvb_resize_mode;
+
+/* Resizes a gray image into `out` (out_width*out_height, packed) as `mode` says. */
 int32_t cvb_resize_gray(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t out_width,
-                        int32_t out_height, int32_t bilinear, uint8_t *out);
-/* The detector's reduction: `gray` shrunk by a whole `factor` into `out` (width/factor x height/factor,
- * packed) by averaging each block, as cvb_resize_gray with bilinear 0 but without allocating (bilinear
- * when the size is not a multiple of the factor). */
-int32_t cvb_reduce_gray(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t factor, uint8_t *out);
+                        int32_t out_height, cvb_resize_mode mode, uint8_t *out);
 
 /* ---- Calibration ------------------------------------------------------------------------------------ */
 
-enum {
+/* The lens model: the two pinhole ones are one to every function but cvb_calibrate. */
+typedef enum : int32_t {
     CVB_MODEL_OPENCV5 = 0,  /* k1 k2 p1 p2 k3 */
     CVB_MODEL_OPENCV8 = 1,  /* k1 k2 p1 p2 k3 k4 k5 k6 (CALIB_RATIONAL_MODEL) */
     CVB_MODEL_FISHEYE = 2,  /* cv::fisheye, k1 k2 k3 k4 (equidistant) */
-};
-enum {
-    CVB_CALIB_FIX_ASPECT = 1,
-    CVB_CALIB_ZERO_TANGENT = 2,
-};
+} cvb_model;
+/* What cvb_calibrate holds fixed, any of these or none (an option set in Swift). */
+typedef enum __attribute__((flag_enum, enum_extensibility(open))) : int32_t {
+    CVB_CALIB_FIX_ASPECT = 1,   /* fx / fy as in the initial matrix (CALIB_FIX_ASPECT_RATIO) */
+    CVB_CALIB_ZERO_TANGENT = 2, /* p1 = p2 = 0 (CALIB_ZERO_TANGENT_DIST) */
+} cvb_calibration_options;
 
 typedef struct cvb_calibration {
     double camera_matrix[9];
@@ -114,28 +125,28 @@ typedef struct cvb_calibration {
  * 3D points (x y z, once), `image_points` holds views * points 2D points (x y). `rvecs`/`tvecs` receive
  * 3 * views doubles each, `per_view_rms` views doubles. */
 int32_t cvb_calibrate(const double *object_points, int32_t points, const double *image_points, int32_t views,
-                      int32_t width, int32_t height, int32_t model, int32_t options, cvb_calibration *out,
+                      int32_t width, int32_t height, cvb_model model, cvb_calibration_options options, cvb_calibration *out,
                       double *rvecs, double *tvecs, double *per_view_rms);
 
 /* Projects object points for a pose with a pinhole (models 0, 1) or fisheye (2) camera. */
 int32_t cvb_project_model(const double *object_points, int32_t count, const double *rvec, const double *tvec,
                           const double *camera_matrix, const double *distortion, int32_t distortion_count,
-                          int32_t model, double *image_points);
+                          cvb_model model, double *image_points);
 
 /* cv::getOptimalNewCameraMatrix (or fisheye::estimateNewCameraMatrixForUndistortRectify) for `alpha`. */
 int32_t cvb_optimal_camera_matrix(const double *camera_matrix, const double *distortion, int32_t distortion_count,
-                                  int32_t model, int32_t width, int32_t height, double alpha, double *new_matrix);
+                                  cvb_model model, int32_t width, int32_t height, double alpha, double *new_matrix);
 
 /* Undistorts an 8-bit image (1 or 3 channels) into `out` (same size and stride), with new camera matrix
  * `new_matrix`. */
 int32_t cvb_undistort(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
-                      const double *camera_matrix, const double *distortion, int32_t distortion_count, int32_t model,
+                      const double *camera_matrix, const double *distortion, int32_t distortion_count, cvb_model model,
                       const double *new_matrix, uint8_t *out);
 
 /* Inverse of the lens model: pixel points to normalized image coordinates (x/z, y/z), iterated to
  * convergence (cv::undistortPoints with 100 iterations, or cv::fisheye::undistortPoints). */
 int32_t cvb_undistort_points(const double *pixels, int32_t count, const double *camera_matrix, const double *distortion,
-                             int32_t distortion_count, int32_t model, double *normalized);
+                             int32_t distortion_count, cvb_model model, double *normalized);
 
 /* ---- Image degradations (for ground-truth renders) ----------------------------------------------- */
 
@@ -160,8 +171,12 @@ int32_t cvb_sensor_noise(uint8_t *gray, int32_t width, int32_t height, int32_t s
 /* ---- FileStorage (YAML / XML), for writing and reading calibration files exactly as OpenCV does ----- */
 
 typedef struct cvb_storage cvb_storage;
-/* Opens for writing in memory; `format` 0 = YAML, 1 = XML. */
-int32_t cvb_storage_open_write(int32_t format, cvb_storage **out);
+typedef enum : int32_t {
+    CVB_STORAGE_YAML = 0,
+    CVB_STORAGE_XML = 1,
+} cvb_storage_format;
+/* Opens for writing in memory, in `format`. */
+int32_t cvb_storage_open_write(cvb_storage_format format, cvb_storage **out);
 /* Opens a file's text for reading (the format is recognised from the text). */
 int32_t cvb_storage_open_read(const char *text, cvb_storage **out);
 int32_t cvb_storage_write_int(cvb_storage *storage, const char *key, int32_t value);
@@ -186,7 +201,7 @@ void cvb_storage_close(cvb_storage *storage);
  * into memory the calling thread keeps: `out` views it until the thread's next cvb_image_read,
  * cvb_image_decode or cvb_decoded_release (not released itself; the file is read into the same memory
  * while sizes repeat). The PNG, JPEG or BMP header is
- * read first: a size beyond CVB_MAX_IMAGE_PIXELS gives CVB_ERR_TOO_LARGE without decoding. The
+ * read first: a size beyond CVB_MAX_IMAGE_PIXELS gives BRIDGE_ERR_TOO_LARGE without decoding. The
  * codecs' own warnings (libpng, libjpeg) do not reach stderr; failures come back as one message.
  * Pictures of more than 8 bits become 8-bit thus: 16-bit ones whose brightest value reaches
  * CVB_LOW_BITS_LIMIT keep their top byte (value >> 8, the full 16-bit range); those below it hold
@@ -198,13 +213,6 @@ void cvb_storage_close(cvb_storage *storage);
  * path that is not a regular file (a FIFO, socket or device) fails at once, unread: it is opened
  * without blocking and checked before reading. */
 int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out, int32_t *orientation);
-/* Encodes 8-bit, 16-bit or 32-bit float (`bits` 8, 16, 32) gray, BGR or BGRA (`channels` 1, 3, 4)
- * samples, rows `stride` bytes apart, into the format named by `extension` with imencode's
- * `parameters` (pairs such as IMWRITE_JPEG_QUALITY, 95; may be null when the count is 0): the files
- * cameras and other programs write, for the tests. The bytes go to `out` as with cvb_image_encode. */
-int32_t cvb_image_encode_samples(const void *samples, int32_t width, int32_t height, int32_t stride, int32_t channels,
-                                 int32_t bits, const char *extension, const int32_t *parameters,
-                                 int32_t parameter_count, cvb_image *out);
 /* Encodes an 8-bit gray or BGR image into the format named by `extension` (".png", ".jpg"); the
  * bytes go to `out` (data owned by the bridge, release with cvb_image_release; width = byte count). */
 int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
@@ -225,92 +233,21 @@ double cvb_sharpness(const uint8_t *gray, int32_t width, int32_t height, int32_t
 int32_t cvb_to_gray(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
                     uint8_t *gray);
 
-/* ---- Detector stages --------------------------------------------------------------------------- */
-
-/* What cv::adaptiveThreshold gives with the mean of a `window` x `window` block minus `constant`,
- * inverted (dark = 255), without allocating per call (box sums in a buffer kept per thread). */
-int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                               int32_t window, double constant, uint8_t *binary);
-/* The same for `count` windows in one sweep, rows row_begin ..< row_end only: binary image k (packed,
- * width x height) starts at binaries + k * width * height. Bands of rows may run on different threads. */
-int32_t cvb_adaptive_threshold_rows(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                    const int32_t *windows, int32_t count, double constant, uint8_t *binaries,
-                                    int32_t row_begin, int32_t row_end);
-/* cv::adaptiveThreshold itself: the reference the tests hold cvb_adaptive_threshold to. */
-int32_t cvb_adaptive_threshold_opencv(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                      int32_t window, double constant, uint8_t *binary);
-
-/* Contours of a binary image (nonzero = region) by border following, only those with between
- * min_points and max_points points: point for point and in the order what cv::findContours gives with
- * RETR_LIST and CHAIN_APPROX_NONE. Points are x,y pairs; contour i spans points offsets[i]..offsets[i+1].
- * The arrays belong to the calling thread's workspace and stay valid until its next call: after the
- * first frames of a size no memory is allocated. */
-typedef struct cvb_contours {
-    int32_t count;
-    const int32_t *offsets; /* count + 1 */
-    const int32_t *points;  /* 2 * offsets[count] */
-} cvb_contours;
-int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
-                          int32_t min_points, int32_t max_points, cvb_contours *out);
-/* The same through OpenCV's contour scanner (cvFindContours, which allocates on every call): the
- * reference the tests hold cvb_find_contours to. Its arrays are its own thread workspace's. */
-int32_t cvb_find_contours_opencv(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
-                                 int32_t min_points, int32_t max_points, cvb_contours *out);
-
-/* The corner refiner's edge points on the side from a to b of a quadrilateral (CornerRefiner.edgePoints):
- * `edge` holds a, b and the corners before a and after b (x y each); writes up to 60 points (x y) where
- * the edge crosses a profile, and each profile's contrast, and returns how many: none when fewer than 4
- * profiles cross it, else those with at least half the median contrast. `points` and `strengths` hold
- * 120 and 60 values. */
-int32_t cvb_edge_profiles(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                          const double *edge, double *points, double *strengths);
-
-/* Runs job(context, i, worker) for every i in 0 ..< count, on the calling thread (worker 0) and on one
- * helper thread kept for the process (worker 1, started by the first call), and returns when all have
- * run. Jobs are claimed in order but run on either thread, so each must write only its own results (and
- * scratch memory by worker). With one core, with MARKERKIT_DETECTOR_THREADS=1, or while another thread's
- * batch has the helper, the caller runs them all. No heap allocation after the first call. */
-void cvb_parallel_for(int32_t count, void (*job)(void *context, int32_t index, int32_t worker), void *context);
-/* 2 when cvb_parallel_for can use a helper thread, else 1. */
-int32_t cvb_parallel_threads(void);
-
-/* cv::approxPolyDP of a closed contour; writes up to `capacity` vertices (x,y) and returns how many
- * the polygon has. The reference the tests hold cvb_simplify_contour to. */
-int32_t cvb_approx_polygon(const int32_t *points, int32_t count, double epsilon, int32_t *out, int32_t capacity);
-/* Douglas-Peucker on a closed contour without heap allocation, as cv::approxPolyDP (an approximate
- * diameter splits it first); writes the vertices (x,y) and returns how many, or capacity + 1 when the
- * polygon has more than `capacity` (at most 64). */
-int32_t cvb_simplify_contour(const int32_t *points, int32_t count, double epsilon, int32_t *out, int32_t capacity);
-
-/* Warps the quadrilateral `corners` (x0 y0 .. x3 y3) of `gray` onto a size x size square, corner 0 at
- * the top-left, going clockwise: a homography, bilinear, outside black (as cv::warpPerspective with
- * INTER_LINEAR), in double precision and allocation-free. */
-int32_t cvb_warp_quad(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, const double *corners,
-                      int32_t size, uint8_t *out);
-
-/* The shortest decimal text of `value` that reads back exactly (std::to_chars), into `out`; returns its
- * length, 0 when it does not fit. Allocation-free. */
-int32_t cvb_format_double(double value, char *out, int32_t capacity);
-
 /* ---- Geometry ------------------------------------------------------------------------------------- */
 
 /* The pose of a square of side `side` in OpenCV's marker frame: object corners (-s/2, s/2, 0),
- * (s/2, s/2, 0), (s/2, -s/2, 0), (-s/2, -s/2, 0). What cv::solvePnP with SOLVEPNP_IPPE_SQUARE gives,
- * computed without heap allocation (IPPE on fixed-size arrays) for pinhole models with 0, 4, 5, 8 or 12
- * coefficients; fisheye and tilted-sensor (14) models go through OpenCV. `model` as in cvb_calibrate. */
+ * (s/2, s/2, 0), (s/2, -s/2, 0), (-s/2, -s/2, 0), by cv::solvePnP with SOLVEPNP_IPPE_SQUARE (fisheye
+ * corners undistorted with cv::fisheye first). MarkerKit calls it for fisheye and tilted-sensor (14)
+ * models; the others go to MarkerKitKernels' mkk_solve_pnp_square, which the tests hold to this.
+ * `model` as in cvb_calibrate. */
 int32_t cvb_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
-                             const double *distortion, int32_t distortion_count, int32_t model, double *rvec,
+                             const double *distortion, int32_t distortion_count, cvb_model model, double *rvec,
                              double *tvec);
-/* The same through cv::solvePnP (fisheye corners undistorted with cv::fisheye first): the reference the
- * tests hold cvb_solve_pnp_square to. */
-int32_t cvb_solve_pnp_square_opencv(const double *image_corners, double side, const double *camera_matrix,
-                                    const double *distortion, int32_t distortion_count, int32_t model, double *rvec,
-                                    double *tvec);
 
 /* ---- Video ------------------------------------------------------------------------------------------ */
 
 typedef struct cvb_video cvb_video;
-/* Opens a video file with OpenCV's videoio. */
+/* Opens a video file with OpenCV's videoio (FFmpeg). */
 int32_t cvb_video_open(const char *path, cvb_video **out);
 /* Decodes the next frame as BGR (channels 3) into memory the video keeps: `out` views it until the next
  * read (not released; FFmpeg's own packets are still allocated inside). Returns 1 for a frame, 0 at the end. */
@@ -326,11 +263,27 @@ int32_t cvb_video_writer_write(cvb_video_writer *writer, const uint8_t *bgr, int
                                int32_t stride);
 void cvb_video_writer_close(cvb_video_writer *writer);
 
+/* ---- OpenCV libraries loaded on first use ------------------------------------------------------- */
+
+/* imgcodecs (image files), videoio (video files) and highgui (the preview window) are not linked: each is
+ * loaded with dlopen the first time it is needed (linking them loaded 264 shared objects, GDAL, FFmpeg
+ * and GStreamer among them, into every command), and every function the bridge takes from it is looked
+ * up then. A function that needs one that is missing fails with BRIDGE_ERR_UNAVAILABLE (BRIDGE_ERR_IO for the
+ * preview) and a message naming the library or the first function it lacks. */
+typedef enum : int32_t {
+    CVB_LIBRARY_IMGCODECS = 0,
+    CVB_LIBRARY_VIDEOIO = 1,
+    CVB_LIBRARY_HIGHGUI = 2,
+} cvb_opencv_library;
+/* Loads `library` now if it is not loaded yet: BRIDGE_OK when every function the bridge uses was found,
+ * else BRIDGE_ERR_UNAVAILABLE and the message. */
+int32_t cvb_opencv_library_check(cvb_opencv_library library);
+
 /* ---- Preview window ------------------------------------------------------------------------------ */
 
 /* Shows a BGR image in a window titled `title` (cv::imshow) and polls the keyboard for `wait_ms`
  * (cv::waitKey). OpenCV's highgui is loaded on first use only, so commands that never show a window do
- * not pay for its libraries. Returns the key pressed (>= 0), -1 for none, or CVB_ERR_IO when no window
+ * not pay for its libraries. Returns the key pressed (>= 0), -1 for none, or BRIDGE_ERR_IO when no window
  * can be shown (no display, or highgui missing). */
 int32_t cvb_preview_show(const char *title, const uint8_t *bgr, int32_t width, int32_t height, int32_t stride, int32_t wait_ms);
 

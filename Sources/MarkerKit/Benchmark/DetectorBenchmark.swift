@@ -200,7 +200,7 @@ public struct DetectorBenchmark {
                 let status = images[0].pixels.withUnsafeBufferPointer { gray in
                     binary.withUnsafeMutableBufferPointer { cvb_threshold_pass(gray.baseAddress, Int32(images[0].width), Int32(images[0].height), Int32(images[0].width), $0.baseAddress) }
                 }
-                guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+                try Bridge.check(status)
             }
         })
         var result = Case(name: name, width: images[0].width, height: images[0].height, markers: truths?.first?.count ?? 0,

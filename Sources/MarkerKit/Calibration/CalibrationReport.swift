@@ -14,10 +14,8 @@ public struct CalibrationReport {
         let object = result.boardPoints.flatMap { [$0.0, $0.1, $0.2] }
         return try result.used.map { view in
             var projected = [Double](repeating: 0, count: 2 * result.boardPoints.count)
-            guard cvb_project_model(object, Int32(result.boardPoints.count), view.rvec, view.tvec, c.cameraMatrix, c.distortion,
-                                    Int32(c.distortion.count), c.bridgeModel, &projected) >= 0 else {
-                throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
-            }
+            try Bridge.check(cvb_project_model(object, Int32(result.boardPoints.count), view.rvec, view.tvec, c.cameraMatrix, c.distortion,
+                                               Int32(c.distortion.count), c.bridgeModel, &projected))
             return view.corners.enumerated().map { i, p in (projected[2 * i] - p.x, projected[2 * i + 1] - p.y, p.x, p.y) }
         }
     }
@@ -33,10 +31,8 @@ public struct CalibrationReport {
         }
         let object = ideal.flatMap { [($0.0 - c.cx) / c.fx, ($0.1 - c.cy) / c.fy, 1.0] }
         var distorted = [Double](repeating: 0, count: 2 * ideal.count)
-        guard cvb_project_model(object, Int32(ideal.count), [0, 0, 0], [0, 0, 0], c.cameraMatrix, c.distortion,
-                                Int32(c.distortion.count), c.bridgeModel, &distorted) >= 0 else {
-            throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
-        }
+        try Bridge.check(cvb_project_model(object, Int32(ideal.count), [0, 0, 0], [0, 0, 0], c.cameraMatrix, c.distortion,
+                                           Int32(c.distortion.count), c.bridgeModel, &distorted))
         return ideal.enumerated().map { i, p in (p.0, p.1, distorted[2 * i] - p.0, distorted[2 * i + 1] - p.1) }
     }
 

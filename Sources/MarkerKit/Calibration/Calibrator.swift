@@ -176,19 +176,19 @@ public struct Calibrator: Sendable {
         var result = cvb_calibration()
         var rvecs = [Double](repeating: 0, count: 3 * used.count), tvecs = rvecs
         var perView = [Double](repeating: 0, count: used.count)
-        let bridgeModel: Int32
+        let bridgeModel: cvb_model
         switch model {
-        case .opencv5: bridgeModel = Int32(CVB_MODEL_OPENCV5)
-        case .opencv8: bridgeModel = Int32(CVB_MODEL_OPENCV8)
-        case .fisheye: bridgeModel = Int32(CVB_MODEL_FISHEYE)
+        case .opencv5: bridgeModel = CVB_MODEL_OPENCV5
+        case .opencv8: bridgeModel = CVB_MODEL_OPENCV8
+        case .fisheye: bridgeModel = CVB_MODEL_FISHEYE
         default: throw MarkerKitError.invalidArgument("a calibration solves for opencv5, opencv8 or fisheye only")
         }
-        let options = Int32((fixAspect ? CVB_CALIB_FIX_ASPECT : 0) | (zeroTangent ? CVB_CALIB_ZERO_TANGENT : 0))
+        var options: cvb_calibration_options = []
+        if fixAspect { options.insert(.CVB_CALIB_FIX_ASPECT) }
+        if zeroTangent { options.insert(.CVB_CALIB_ZERO_TANGENT) }
         let status = cvb_calibrate(object, Int32(points.count), image, Int32(used.count), Int32(width), Int32(height),
                                    bridgeModel, options, &result, &rvecs, &tvecs, &perView)
-        guard status >= 0 else {
-            throw MarkerKitError.badInput("OpenCV could not calibrate from these views: \(String(cString: cvb_last_error()))")
-        }
+        try Bridge.check(status) { .badInput("OpenCV could not calibrate from these views: \($0)") }
         return (result, perView, rvecs, tvecs)
     }
 }

@@ -16,10 +16,8 @@ public struct Undistorter: Sendable {
     public func newCameraMatrix(width: Int, height: Int) throws -> [Double] {
         var k = [Double](repeating: 0, count: 9)
         let c = calibration
-        guard cvb_optimal_camera_matrix(c.cameraMatrix, c.distortion, Int32(c.distortion.count), c.bridgeModel,
-                                        Int32(width), Int32(height), alpha, &k) >= 0 else {
-            throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
-        }
+        try Bridge.check(cvb_optimal_camera_matrix(c.cameraMatrix, c.distortion, Int32(c.distortion.count), c.bridgeModel,
+                                                   Int32(width), Int32(height), alpha, &k))
         return k
     }
 
@@ -37,7 +35,7 @@ public struct Undistorter: Sendable {
                               c.bridgeModel, k, target.baseAddress)
             }
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
         return Frame(width: frame.width, height: frame.height, stride: frame.stride, format: frame.format, bytes: out)
     }
 }

@@ -1,3 +1,4 @@
+import BridgeStatus
 import CVBridge
 import Foundation
 
@@ -23,7 +24,7 @@ public final class PreviewWindow {
         let key = picture.bytes.withUnsafeBufferPointer {
             cvb_preview_show(title, $0.baseAddress, Int32(picture.width), Int32(picture.height), Int32(picture.stride), 1)
         }
-        if key == CVB_ERR_IO || key < -1 {
+        if key == BRIDGE_ERR_IO.rawValue || key < -1 {
             isAvailable = false
             return nil
         }

@@ -1,3 +1,4 @@
+import BridgeStatus
 import CVBridge
 import Foundation
 
@@ -17,8 +18,10 @@ public final class VideoFileSource: FrameSource {
             throw MarkerKitError.missingInput("cannot read video '\(url.path)': no such file")
         }
         var handle: OpaquePointer?
-        guard cvb_video_open(url.path, &handle) >= 0, handle != nil else {
-            throw MarkerKitError.badInput("cannot read video '\(url.path)': not a video OpenCV can decode")
+        let status = cvb_video_open(url.path, &handle)
+        guard status >= 0, handle != nil else {
+            let reason = status == BRIDGE_ERR_UNAVAILABLE.rawValue ? Bridge.lastError : "not a video OpenCV can decode"
+            throw MarkerKitError.badInput("cannot read video '\(url.path)': \(reason)")
         }
         video = handle
         fps = cvb_video_fps(handle)
@@ -34,9 +37,7 @@ public final class VideoFileSource: FrameSource {
     public func next(into sourced: inout SourcedFrame) throws -> Bool {
         var image = cvb_image()
         let status = cvb_video_read(video, &image)
-        guard status >= 0 else {
-            throw MarkerKitError.badInput("video '\(url.path)' frame \(index): \(String(cString: cvb_last_error()))")
-        }
+        try Bridge.check(status) { .badInput("video '\(url.path)' frame \(index): \($0)") }
         guard status == 1 else { return false }
         defer { index += 1 }
         sourced.frame.copy(bridged: image, format: .bgr8)

@@ -17,10 +17,8 @@ public final class VideoFileWriter {
         self.height = height
         temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp.\(url.pathExtension)")
         var handle: OpaquePointer?
-        guard cvb_video_writer_open(temporary.path, fourcc, framesPerSecond > 0 ? framesPerSecond : 25, Int32(width),
-                                    Int32(height), &handle) >= 0, handle != nil else {
-            throw MarkerKitError.cannotWrite("cannot write video '\(url.path)': \(String(cString: cvb_last_error()))")
-        }
+        try Bridge.check(cvb_video_writer_open(temporary.path, fourcc, framesPerSecond > 0 ? framesPerSecond : 25, Int32(width),
+                                               Int32(height), &handle)) { .cannotWrite("cannot write video '\(url.path)': \($0)") }
         writer = handle
     }
 
@@ -38,7 +36,7 @@ public final class VideoFileWriter {
         let status = frame.bytes.withUnsafeBufferPointer {
             cvb_video_writer_write(writer, $0.baseAddress, Int32(width), Int32(height), Int32(frame.stride))
         }
-        guard status >= 0 else { throw MarkerKitError.cannotWrite("cannot write video '\(url.path)': \(String(cString: cvb_last_error()))") }
+        try Bridge.check(status) { .cannotWrite("cannot write video '\(url.path)': \($0)") }
     }
 
     /// Closes the file and moves it into place.

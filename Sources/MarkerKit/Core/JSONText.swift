@@ -1,4 +1,4 @@
-import CVBridge
+import MarkerKitKernels
 
 /// JSON text appended to a byte buffer, without building intermediate values: `track` and
 /// `detect --jsonl` write one line per frame into one reused buffer, so that a frame's line allocates
@@ -8,7 +8,7 @@ enum JSONText {
     static func append(_ value: Double, to out: inout [UInt8]) {
         guard value.isFinite else { return append(literal: "null", to: &out) }
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 32) { buffer in
-            let count = Int(cvb_format_double(value, buffer.baseAddress, 32))
+            let count = Int(mkk_format_double(value, buffer.baseAddress, 32))
             for index in 0..<count { out.append(UInt8(bitPattern: buffer[index])) }
         }
     }

@@ -38,14 +38,10 @@ public struct MarkerAnnotator: Sendable {
         for p in points { try circle(&frame, p, radius: Double(2 + thickness), color: color, thickness: -1) }
     }
 
-    private func check(_ status: Int32) throws {
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
-    }
-
     private func polyline(_ frame: inout Frame, _ points: [Point2], closed: Bool, color: (Int32, Int32, Int32), thickness: Int) throws {
         let xy = points.flatMap { [$0.x, $0.y] }
         let (w, h, stride) = (Int32(frame.width), Int32(frame.height), Int32(frame.stride))
-        try check(frame.bytes.withUnsafeMutableBufferPointer {
+        try Bridge.check(frame.bytes.withUnsafeMutableBufferPointer {
             cvb_draw_polyline($0.baseAddress, w, h, stride, xy, Int32(points.count), closed ? 1 : 0,
                               color.0, color.1, color.2, Int32(thickness))
         })
@@ -53,14 +49,14 @@ public struct MarkerAnnotator: Sendable {
 
     private func circle(_ frame: inout Frame, _ p: Point2, radius: Double, color: (Int32, Int32, Int32), thickness: Int) throws {
         let (w, h, stride) = (Int32(frame.width), Int32(frame.height), Int32(frame.stride))
-        try check(frame.bytes.withUnsafeMutableBufferPointer {
+        try Bridge.check(frame.bytes.withUnsafeMutableBufferPointer {
             cvb_draw_circle($0.baseAddress, w, h, stride, p.x, p.y, radius, color.0, color.1, color.2, Int32(thickness))
         })
     }
 
     private func text(_ frame: inout Frame, _ s: String, at p: Point2, scale: Double, color: (Int32, Int32, Int32), thickness: Int) throws {
         let (w, h, stride) = (Int32(frame.width), Int32(frame.height), Int32(frame.stride))
-        try check(frame.bytes.withUnsafeMutableBufferPointer {
+        try Bridge.check(frame.bytes.withUnsafeMutableBufferPointer {
             cvb_draw_text($0.baseAddress, w, h, stride, s, p.x - 10 * scale * Double(s.count), p.y + 10 * scale,
                           scale, color.0, color.1, color.2, Int32(thickness))
         })

@@ -1,4 +1,4 @@
-import CVBridge
+import MarkerKitKernels
 
 /// The classic square-marker detector as a list of stages, each in its own file under
 /// `Detection/MarkerStages/`, named by its number in the pipeline: (1 grayscale, in `Core/Images`, as
@@ -97,15 +97,19 @@ public struct MarkerDetector: Sendable {
         return low...max(low, Int((maximum / f).rounded(.up)))
     }
 
-    /// The frame shrunk by a whole factor (area averaging) into `reduced`.
+    /// The frame shrunk by a whole factor (area averaging) into `reduced`; bilinear (OpenCV's resize) when
+    /// the size is not a multiple of the factor.
     static func reduce(_ image: GrayImage, by factor: Int, into reduced: inout GrayImage) throws {
+        guard image.width % factor == 0, image.height % factor == 0 else {
+            return try GrayImage.resize(image, width: image.width / factor, height: image.height / factor, bilinear: true, into: &reduced)
+        }
         GrayImage.reuse(&reduced, width: image.width / factor, height: image.height / factor)
         let status = image.pixels.withUnsafeBufferPointer { source in
             reduced.pixels.withUnsafeMutableBufferPointer {
-                cvb_reduce_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(factor), $0.baseAddress)
+                mkk_reduce_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), Int32(factor), $0.baseAddress)
             }
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
     }
 
     /// Stages 2-4: the binary images of all threshold windows in one sweep, then each window's contours

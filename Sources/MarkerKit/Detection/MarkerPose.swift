@@ -1,4 +1,5 @@
 import CVBridge
+import MarkerKitKernels
 
 /// A marker's pose in camera coordinates (OpenCV's marker frame: x right, y up, z out of the marker,
 /// origin at its centre): a Rodrigues rotation vector and a translation in the marker size's unit.
@@ -39,15 +40,17 @@ public struct MarkerPoseEstimator: Sendable {
         // Corners and results in tuples: no arrays.
         let corners = (c[0].x, c[0].y, c[1].x, c[1].y, c[2].x, c[2].y, c[3].x, c[3].y)
         var pose = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        // Pinhole lenses by MarkerKit's own IPPE (no allocation); fisheye and tilted-sensor ones by OpenCV.
+        let opencv = calibration.model == .fisheye || calibration.distortion.count == 14
         let status = withUnsafeBytes(of: corners) { input in
             withUnsafeMutableBytes(of: &pose) { output in
-                let values = output.bindMemory(to: Double.self).baseAddress!
-                return cvb_solve_pnp_square(input.bindMemory(to: Double.self).baseAddress, side, calibration.cameraMatrix,
-                                            calibration.distortion, Int32(calibration.distortion.count), calibration.bridgeModel,
-                                            values, values + 3)
+                let corners = input.bindMemory(to: Double.self).baseAddress, values = output.bindMemory(to: Double.self).baseAddress!
+                let (k, d, n) = (calibration.cameraMatrix, calibration.distortion, Int32(calibration.distortion.count))
+                return opencv ? cvb_solve_pnp_square(corners, side, k, d, n, calibration.bridgeModel, values, values + 3)
+                              : mkk_solve_pnp_square(corners, side, k, d, n, values, values + 3)
             }
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
         return MarkerPose(rotation: SIMD3(pose.0, pose.1, pose.2), translation: SIMD3(pose.3, pose.4, pose.5))
     }
 
@@ -57,12 +60,12 @@ public struct MarkerPoseEstimator: Sendable {
         var image = [Double](repeating: 0, count: 2 * points.count)
         let status = cvb_project_model(object, Int32(points.count), pose.rvec, pose.tvec, calibration.cameraMatrix,
                                        calibration.distortion, Int32(calibration.distortion.count), calibration.bridgeModel, &image)
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
         return (0..<points.count).map { Point2(x: image[2 * $0], y: image[2 * $0 + 1]) }
     }
 }
 
 extension CameraCalibration {
     /// The model as the bridge names it (pinhole models share one).
-    var bridgeModel: Int32 { model == .fisheye ? Int32(CVB_MODEL_FISHEYE) : Int32(CVB_MODEL_OPENCV5) }
+    var bridgeModel: cvb_model { model == .fisheye ? CVB_MODEL_FISHEYE : CVB_MODEL_OPENCV5 }
 }

@@ -21,14 +21,15 @@ public struct OpenCVArucoDetector: Sendable {
     }
 
     public func detect(in image: GrayImage) throws -> [MarkerDetection] {
+        let mode = aruco3 ? CVB_ARUCO_3 : (cornerRefinement == .subpixel ? CVB_ARUCO_SUBPIXEL : CVB_ARUCO_DEFAULT)
         var capacity = 64
         while true {
             var found = [cvb_marker](repeating: cvb_marker(), count: capacity)
             let count = image.pixels.withUnsafeBufferPointer { pixels in
                 cvb_aruco_detect(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
-                                 dictionary.rawValue, aruco3 ? 2 : (cornerRefinement == .subpixel ? 1 : 0), &found, Int32(capacity))
+                                 dictionary.rawValue, mode, &found, Int32(capacity))
             }
-            guard count >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+            try Bridge.check(count)
             if Int(count) > capacity { capacity = Int(count); continue }
             return found.prefix(Int(count)).map { marker in
                 let c = marker.corners
@@ -65,16 +66,14 @@ public struct OpenCVDictionary: Sendable, Hashable {
     public func info() throws -> (count: Int, markerSize: Int, maxCorrectionBits: Int) {
         var size: Int32 = 0, correction: Int32 = 0
         let count = cvb_aruco_dictionary_info(rawValue, &size, &correction)
-        guard count >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(count)
         return (Int(count), Int(size), Int(correction))
     }
 
     /// The data cells of `id`, row-major, true = white (markerSize^2 of them).
     public func cells(for id: Int) throws -> [Bool] {
         var cells = [UInt8](repeating: 0, count: 64)
-        guard cvb_aruco_dictionary_bits(rawValue, Int32(id), &cells, Int32(cells.count)) > 0 else {
-            throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
-        }
+        try Bridge.check(cvb_aruco_dictionary_bits(rawValue, Int32(id), &cells, Int32(cells.count)))
         let size = try info().markerSize
         return cells.prefix(size * size).map { $0 != 0 }
     }

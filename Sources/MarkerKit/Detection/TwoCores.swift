@@ -1,12 +1,12 @@
-import CVBridge
+import MarkerKitKernels
 
-/// A frame's independent work on two cores (`cvb_parallel_for`: the calling thread and one helper thread
+/// A frame's independent work on two cores (`mkk_parallel_for`: the calling thread and one helper thread
 /// kept for the process), allocation-free. The work is a value conforming to `TwoCoresJob`, passed by
 /// pointer: a Swift closure handed to C would need its context on the heap (measured: two allocations
 /// per call), which `track` must not make per frame.
 enum TwoCores {
     /// How many threads `forEach` may use: 2, or 1 on a single core or with MARKERKIT_DETECTOR_THREADS=1.
-    static var threads: Int { Int(cvb_parallel_threads()) }
+    static var threads: Int { Int(mkk_parallel_threads()) }
 
     /// Calls `job.run(index, worker:)` for every index in 0..<count, on worker 0 (this thread) and worker
     /// 1 (the helper), and returns when all calls have returned. Indices are handed out in order, each to
@@ -18,7 +18,7 @@ enum TwoCores {
         }
         withUnsafePointer(to: job) { job in
             withUnsafePointer(to: Batch(job: UnsafeRawPointer(job), type: Job.self)) { batch in
-                cvb_parallel_for(Int32(count), { context, index, worker in
+                mkk_parallel_for(Int32(count), { context, index, worker in
                     let batch = context!.assumingMemoryBound(to: Batch.self).pointee
                     batch.type.run(at: batch.job, Int(index), worker: Int(worker))
                 }, UnsafeMutableRawPointer(mutating: batch))

@@ -6,14 +6,11 @@ import CVBridge
 enum Degrade {
     static func apply(_ d: Degradations, to image: inout GrayImage, random: inout SeededRandom) throws {
         let (w, h) = (Int32(image.width), Int32(image.height))
-        func check(_ status: Int32) throws {
-            guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
-        }
         if d.blur > 0 {
-            try check(image.pixels.withUnsafeMutableBufferPointer { cvb_gaussian_blur($0.baseAddress, w, h, w, d.blur) })
+            try Bridge.check(image.pixels.withUnsafeMutableBufferPointer { cvb_gaussian_blur($0.baseAddress, w, h, w, d.blur) })
         }
         if d.motionBlur > 0 {
-            try check(image.pixels.withUnsafeMutableBufferPointer { cvb_motion_blur($0.baseAddress, w, h, w, d.motionBlur, d.motionBlurAngle) })
+            try Bridge.check(image.pixels.withUnsafeMutableBufferPointer { cvb_motion_blur($0.baseAddress, w, h, w, d.motionBlur, d.motionBlurAngle) })
         }
         if d.noise > 0 {
             for i in image.pixels.indices {
@@ -22,7 +19,7 @@ enum Degrade {
         }
         if let sensor = d.sensorNoise { try sensor.apply(to: &image, seed: random.next()) }
         if let quality = d.jpegQuality {
-            try check(image.pixels.withUnsafeMutableBufferPointer { cvb_jpeg_roundtrip($0.baseAddress, w, h, w, Int32(quality)) })
+            try Bridge.check(image.pixels.withUnsafeMutableBufferPointer { cvb_jpeg_roundtrip($0.baseAddress, w, h, w, Int32(quality)) })
         }
     }
 }

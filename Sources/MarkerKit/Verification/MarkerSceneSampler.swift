@@ -43,10 +43,8 @@ public struct MarkerSceneSampler {
     public static func pose(camera: CameraCalibration, at pixel: (Double, Double), depth: Double, tiltDegrees tilt: Double,
                             tiltAxis axis: Double, spin: Double) throws -> Pose3D {
         var ray = [0.0, 0.0]
-        guard cvb_undistort_points([pixel.0, pixel.1], 1, camera.cameraMatrix, camera.distortion, Int32(camera.distortion.count),
-                                   camera.bridgeModel, &ray) >= 0 else {
-            throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
-        }
+        try Bridge.check(cvb_undistort_points([pixel.0, pixel.1], 1, camera.cameraMatrix, camera.distortion, Int32(camera.distortion.count),
+                                              camera.bridgeModel, &ray))
         let spun = Pose3D.compose([0, 0, spin], then: [Double.pi, 0, 0])
         let norm = (ray[0] * ray[0] + ray[1] * ray[1] + 1).squareRoot()
         let direction = [ray[0] / norm, ray[1] / norm, 1 / norm]

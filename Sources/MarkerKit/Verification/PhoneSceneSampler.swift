@@ -240,10 +240,8 @@ public struct PhoneSceneSampler: SceneSampler {
     /// The ray (x, y, 1) through a pixel.
     static func ray(_ camera: CameraCalibration, _ pixel: (Double, Double)) throws -> [Double]? {
         var ray = [0.0, 0.0]
-        guard cvb_undistort_points([pixel.0, pixel.1], 1, camera.cameraMatrix, camera.distortion, Int32(camera.distortion.count),
-                                   camera.bridgeModel, &ray) >= 0 else {
-            throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
-        }
+        try Bridge.check(cvb_undistort_points([pixel.0, pixel.1], 1, camera.cameraMatrix, camera.distortion, Int32(camera.distortion.count),
+                                              camera.bridgeModel, &ray))
         return [ray[0], ray[1], 1]
     }
 

@@ -135,10 +135,8 @@ public final class SceneRenderer {
             }
         }
         var normalized = [Double](repeating: 0, count: corners.count)
-        guard cvb_undistort_points(corners, Int32(corners.count / 2), c.cameraMatrix, c.distortion, Int32(c.distortion.count),
-                                   c.bridgeModel, &normalized) >= 0 else {
-            throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
-        }
+        try Bridge.check(cvb_undistort_points(corners, Int32(corners.count / 2), c.cameraMatrix, c.distortion, Int32(c.distortion.count),
+                                              c.bridgeModel, &normalized))
         if latticePoints + corners.count / 2 > Self.latticeBudget {
             lattices = [:]
             latticePoints = 0

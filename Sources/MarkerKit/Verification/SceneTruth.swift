@@ -40,10 +40,8 @@ public enum SceneTruth {
     public static func project(_ points: [(Double, Double, Double)], pose: Pose3D, camera: CameraCalibration) throws -> [Point2] {
         let object = points.flatMap { [$0.0, $0.1, $0.2] }
         var image = [Double](repeating: 0, count: 2 * points.count)
-        guard cvb_project_model(object, Int32(points.count), pose.rvec, pose.tvec, camera.cameraMatrix, camera.distortion,
-                                Int32(camera.distortion.count), camera.bridgeModel, &image) >= 0 else {
-            throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
-        }
+        try Bridge.check(cvb_project_model(object, Int32(points.count), pose.rvec, pose.tvec, camera.cameraMatrix, camera.distortion,
+                                           Int32(camera.distortion.count), camera.bridgeModel, &image))
         return (0..<points.count).map { Point2(x: image[2 * $0], y: image[2 * $0 + 1]) }
     }
 }

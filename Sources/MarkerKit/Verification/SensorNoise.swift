@@ -34,6 +34,6 @@ public struct SensorNoise: Sendable, Equatable, Codable {
         let status = image.pixels.withUnsafeMutableBufferPointer {
             cvb_sensor_noise($0.baseAddress, w, h, w, electrons, readNoise, Self.gamma, seed)
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
     }
 }

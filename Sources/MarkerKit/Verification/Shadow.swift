@@ -30,7 +30,7 @@ public struct Shadow: Sendable, Equatable, Codable {
         let status = mask.withUnsafeMutableBufferPointer {
             cvb_soft_polygon($0.baseAddress, Int32(width), Int32(height), xy, Int32(polygon.count), softness)
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
         let d = Float(darkness)
         for i in light.indices { light[i] *= 1 - d * mask[i] }
     }

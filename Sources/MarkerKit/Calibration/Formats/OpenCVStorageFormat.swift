@@ -10,7 +10,7 @@ import Yams
 enum OpenCVStorageFormat {
     static func encode(_ c: CameraCalibration, xml: Bool) throws -> Data {
         var storage: OpaquePointer?
-        try check(cvb_storage_open_write(xml ? 1 : 0, &storage))
+        try check(cvb_storage_open_write(xml ? CVB_STORAGE_XML : CVB_STORAGE_YAML, &storage))
         defer { cvb_storage_close(storage) }
         try check(cvb_storage_write_comment(storage, "Camera calibration by \(MarkerKitVersion.generator). Lengths in the units below; pixels otherwise."))
         if let p = c.provenance {
@@ -160,6 +160,6 @@ enum OpenCVStorageFormat {
     }
 
     static func check(_ status: Int32) throws {
-        guard status >= 0 else { throw MarkerKitError.badInput(String(cString: cvb_last_error())) }
+        try Bridge.check(status, MarkerKitError.badInput)
     }
 }

@@ -17,11 +17,8 @@ enum ROSFormat {
         // plumb_bob always has five coefficients.
         let d = c.model == .pinhole ? [0, 0, 0, 0, 0] : (c.model == .opencv4 ? c.distortion + [0] : c.distortion)
         var p = [Double](repeating: 0, count: 9)
-        let model: Int32 = c.model == .fisheye ? 2 : 0
-        guard cvb_optimal_camera_matrix(c.cameraMatrix, c.distortion, Int32(c.distortion.count), model,
-                                        Int32(c.imageWidth), Int32(c.imageHeight), 0, &p) >= 0 else {
-            throw MarkerKitError.internalFailure(String(cString: cvb_last_error()))
-        }
+        try Bridge.check(cvb_optimal_camera_matrix(c.cameraMatrix, c.distortion, Int32(c.distortion.count), c.bridgeModel,
+                                                   Int32(c.imageWidth), Int32(c.imageHeight), 0, &p))
         let projection = [p[0], p[1], p[2], 0, p[3], p[4], p[5], 0, p[6], p[7], p[8], 0]
         let text = """
         # ROS camera_info, written by \(MarkerKitVersion.generator)

@@ -1,3 +1,4 @@
+import BridgeStatus
 import CVBridge
 import Foundation
 
@@ -66,7 +67,8 @@ public struct Frame: Sendable {
             case .special(let what): throw PathKind.notARegularFile(path, what)
             case .file, .folder: break
             }
-            let reason = Int(status) == CVB_ERR_TOO_LARGE ? String(cString: cvb_last_error()) : "not a readable image or corrupt"
+            let said = status == BRIDGE_ERR_TOO_LARGE.rawValue || status == BRIDGE_ERR_UNAVAILABLE.rawValue
+            let reason = said ? Bridge.lastError : "not a readable image or corrupt"
             throw MarkerKitError.badInput("cannot read image '\(path)': \(reason)")
         }
         copy(bridged: image, format: format)
@@ -94,9 +96,7 @@ public struct Frame: Sendable {
                              "." + fileExtension, &out)
         }
         defer { cvb_image_release(&out) }
-        guard status >= 0, let data = out.data else {
-            throw MarkerKitError.cannotWrite("cannot encode an image as .\(fileExtension): \(String(cString: cvb_last_error()))")
-        }
-        return Data(bytes: data, count: Int(out.width))
+        try Bridge.check(status) { .cannotWrite("cannot encode an image as .\(fileExtension): \($0)") }
+        return out.data.map { Data(bytes: $0, count: Int(out.width)) } ?? Data()
     }
 }

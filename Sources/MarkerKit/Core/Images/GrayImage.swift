@@ -33,10 +33,10 @@ public struct GrayImage: Sendable {
         let status = image.pixels.withUnsafeBufferPointer { source in
             out.pixels.withUnsafeMutableBufferPointer {
                 cvb_resize_gray(source.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
-                                Int32(width), Int32(height), bilinear ? 1 : 0, $0.baseAddress)
+                                Int32(width), Int32(height), bilinear ? CVB_RESIZE_BILINEAR : CVB_RESIZE_AREA_WHEN_WHOLE, $0.baseAddress)
             }
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
     }
 
     /// Reads any image file OpenCV's imgcodecs decodes (PNG, JPEG, TIFF, BMP, PGM, ...) as gray.

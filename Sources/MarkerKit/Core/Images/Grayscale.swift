@@ -30,6 +30,6 @@ public enum Grayscale {
                             Int32(frame.format.channels), out.baseAddress)
             }
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
     }
 }

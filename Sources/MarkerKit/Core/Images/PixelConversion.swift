@@ -47,11 +47,11 @@ public enum PixelConversion {
             let status = frame.bytes.withUnsafeMutableBufferPointer {
                 cvb_yuyv_to_bgr(input.baseAddress, Int32(width), Int32(height), Int32(bytesPerLine), $0.baseAddress)
             }
-            guard status >= 0 else { throw MarkerKitError.badInput("YUYV frame: \(String(cString: cvb_last_error()))") }
+            try Bridge.check(status) { .badInput("YUYV frame: \($0)") }
         case .mjpeg:
             var image = cvb_image()
             let status = cvb_image_decode(input.baseAddress, Int32(bytes.count), color ? 3 : 1, &image)
-            guard status >= 0 else { throw MarkerKitError.badInput("MJPEG frame does not decode: \(String(cString: cvb_last_error()))") }
+            try Bridge.check(status) { .badInput("MJPEG frame does not decode: \($0)") }
             frame.copy(bridged: image, format: color ? .bgr8 : .gray8)
             cvb_decoded_release()
         }

@@ -24,13 +24,13 @@ public struct ChessboardDetector: Sendable {
             }
         }
 
-        var bridgeCode: Int32 {
+        var bridgeMethod: cvb_chessboard_method {
             switch self {
-            case .classic: return 0
-            case .sectorBased: return 1
-            case .classicFastCheck: return 2
-            case .openCVDefault: return 3
-            case .openCVFastCheck: return 4
+            case .classic: return CVB_CHESSBOARD_CLASSIC
+            case .sectorBased: return CVB_CHESSBOARD_SECTOR_BASED
+            case .classicFastCheck: return CVB_CHESSBOARD_CLASSIC_FAST_CHECK
+            case .openCVDefault: return CVB_CHESSBOARD_OPENCV_DEFAULT
+            case .openCVFastCheck: return CVB_CHESSBOARD_OPENCV_FAST_CHECK
             }
         }
     }
@@ -56,7 +56,7 @@ public struct ChessboardDetector: Sendable {
             cvb_refine_corners($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), &xy, Int32(corners.count), Int32(halfWindow),
                                Int32(maxIterations), epsilon)
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
         return (0..<corners.count).map { Point2(x: xy[2 * $0], y: xy[2 * $0 + 1]) }
     }
 
@@ -73,21 +73,21 @@ public struct ChessboardDetector: Sendable {
 
     /// The inner corners row by row in OpenCV's order, or nil when the board is not found.
     public func detect(in image: GrayImage) throws -> [Point2]? {
-        try Self.find(in: image, columns: innerColumns, rows: innerRows, bridgeMethod: method.bridgeCode, halfWindow: halfWindow)
+        try Self.find(in: image, columns: innerColumns, rows: innerRows, bridgeMethod: method.bridgeMethod, halfWindow: halfWindow)
     }
 
     /// findChessboardCorners with no flags and no refinement: the quick look on a reduced frame.
     static func quickLook(in image: GrayImage, columns: Int, rows: Int) throws -> [Point2]? {
-        try find(in: image, columns: columns, rows: rows, bridgeMethod: 5, halfWindow: 0)
+        try find(in: image, columns: columns, rows: rows, bridgeMethod: CVB_CHESSBOARD_QUICK_LOOK, halfWindow: 0)
     }
 
-    private static func find(in image: GrayImage, columns: Int, rows: Int, bridgeMethod: Int32, halfWindow: Int) throws -> [Point2]? {
+    private static func find(in image: GrayImage, columns: Int, rows: Int, bridgeMethod: cvb_chessboard_method, halfWindow: Int) throws -> [Point2]? {
         var xy = [Double](repeating: 0, count: 2 * columns * rows)
         let found = image.pixels.withUnsafeBufferPointer { pixels in
             cvb_find_chessboard(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
                                 Int32(columns), Int32(rows), bridgeMethod, Int32(halfWindow), &xy)
         }
-        guard found >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(found)
         guard found == 1 else { return nil }
         return (0..<(columns * rows)).map { Point2(x: xy[2 * $0], y: xy[2 * $0 + 1]) }
     }

@@ -1,4 +1,4 @@
-import CVBridge
+import MarkerKitKernels
 
 /// Stage 2: dark regions against their neighbourhood, one binary image per window (dark = 255), by
 /// OpenCV's mean adaptive threshold.
@@ -14,11 +14,11 @@ public enum AdaptiveThreshold {
         GrayImage.reuse(&binary, width: image.width, height: image.height)
         let status = image.pixels.withUnsafeBufferPointer { gray in
             binary.pixels.withUnsafeMutableBufferPointer { out in
-                cvb_adaptive_threshold(gray.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
+                mkk_adaptive_threshold(gray.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
                                        Int32(window), constant, out.baseAddress)
             }
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
     }
 
     /// The binary images of every window in one sweep (one running integral of the frame serves all
@@ -62,7 +62,7 @@ public enum AdaptiveThreshold {
 
         func run(_ band: Int, worker: Int) {
             let begin = height * band / bands, end = height * (band + 1) / bands
-            status[band] = cvb_adaptive_threshold_rows(gray, Int32(width), Int32(height), Int32(width), windows, Int32(count), constant,
+            status[band] = mkk_adaptive_threshold_rows(gray, Int32(width), Int32(height), Int32(width), windows, Int32(count), constant,
                                                        out, Int32(begin), Int32(end))
         }
     }

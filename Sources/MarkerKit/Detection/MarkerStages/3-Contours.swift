@@ -1,4 +1,4 @@
-import CVBridge
+import MarkerKitKernels
 
 /// Stage 3: the boundaries of dark regions, by OpenCV's findContours; only those whose length could be
 /// a marker's perimeter cross the bridge.
@@ -34,10 +34,10 @@ public enum Contours {
     static func find(in binary: UnsafeBufferPointer<UInt8>, width: Int, height: Int, minPoints: Int, maxPoints: Int,
                      into set: inout ContourSet) throws {
         precondition(binary.count >= width * height, "a binary image of width x height pixels")
-        var found = cvb_contours()
-        let status = cvb_find_contours(binary.baseAddress, Int32(width), Int32(height), Int32(width),
+        var found = mkk_contours()
+        let status = mkk_find_contours(binary.baseAddress, Int32(width), Int32(height), Int32(width),
                                        Int32(minPoints), Int32(maxPoints), &found)
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
         guard found.count > 0 else { return }
         let base = Int32(set.points.count / 2)
         let total = Int(found.offsets[Int(found.count)])

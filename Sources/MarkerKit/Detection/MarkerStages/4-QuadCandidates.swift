@@ -1,4 +1,4 @@
-import CVBridge
+import MarkerKitKernels
 
 /// Stage 4: contours to convex 4-gons: polygon approximation, convexity, minimum side, distance to the
 /// image edge, clockwise order; near-duplicates (the inner and outer edge of a border, the same outline
@@ -32,9 +32,9 @@ public enum QuadCandidates {
                 guard length >= minLength else { continue }
                 let epsilon = Double(length) * parameters.polygonAccuracyRate
                 let count = contours.points.withUnsafeBufferPointer { points in
-                    cvb_simplify_contour(points.baseAddress! + 2 * Int(contours.offsets[index]), Int32(length), epsilon, vertices.baseAddress, 8)
+                    mkk_simplify_contour(points.baseAddress! + 2 * Int(contours.offsets[index]), Int32(length), epsilon, vertices.baseAddress, 8)
                 }
-                guard count >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+                try Bridge.check(count)
                 guard count == 4 else { continue }
                 // Checked on the stack; only a candidate that passes becomes a Quad.
                 var corners = InlineArray<4, Point2>(repeating: Point2(x: 0, y: 0))

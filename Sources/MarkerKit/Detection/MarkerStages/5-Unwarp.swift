@@ -1,4 +1,4 @@
-import CVBridge
+import MarkerKitKernels
 
 /// Stage 5: a candidate's quadrilateral mapped onto a square of 7 x pixelsPerCell pixels by the homography
 /// of its corners, bilinear (what OpenCV's warpPerspective does, without its allocations per call), corner 0
@@ -18,11 +18,11 @@ public enum Unwarp {
         let status = withUnsafeBytes(of: corners) { raw in
             image.pixels.withUnsafeBufferPointer { gray in
                 square.pixels.withUnsafeMutableBufferPointer { target in
-                    cvb_warp_quad(gray.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
+                    mkk_warp_quad(gray.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
                                   raw.bindMemory(to: Double.self).baseAddress, Int32(size), target.baseAddress)
                 }
             }
         }
-        guard status >= 0 else { throw MarkerKitError.internalFailure(String(cString: cvb_last_error())) }
+        try Bridge.check(status)
     }
 }

@@ -1,4 +1,4 @@
-import CVBridge
+import MarkerKitKernels
 /// Stage 9: sub-pixel corners. A marker's corners are L-corners, where corner detectors made for
 /// chessboard X-corners are biased; instead each outer edge is located to sub-pixel precision at many
 /// points along its length, a line is fitted to each edge, and the corners are where neighbouring lines
@@ -16,7 +16,7 @@ public enum CornerRefiner {
     public struct Scratch {
         var points: [Point2] = []
         var strengths: [Double] = []
-        /// The edge and the profiles' points and contrasts, as cvb_edge_profiles reads and writes them.
+        /// The edge and the profiles' points and contrasts, as mkk_edge_profiles reads and writes them.
         var bridge: [Double] = []
         public init() {}
     }
@@ -153,7 +153,7 @@ public enum CornerRefiner {
     static func edgePoints(from a: Point2, to b: Point2, before: Point2, after: Point2, in image: GrayImage, scratch: inout Scratch) {
         scratch.points.removeAll(keepingCapacity: true)
         scratch.strengths.removeAll(keepingCapacity: true)
-        // The profiles and the filter of weak ones in the bridge (cvb_edge_profiles: the same arithmetic,
+        // The profiles and the filter of weak ones in the bridge (mkk_edge_profiles: the same arithmetic,
         // vectorised), into memory the scratch keeps (188 doubles: more than withUnsafeTemporaryAllocation
         // puts on the stack).
         if scratch.bridge.count < 8 + 3 * 60 { scratch.bridge = [Double](repeating: 0, count: 8 + 3 * 60) }
@@ -161,7 +161,7 @@ public enum CornerRefiner {
             let edge = memory.baseAddress!, points = edge + 8, strengths = points + 120
             (edge[0], edge[1], edge[2], edge[3], edge[4], edge[5], edge[6], edge[7]) = (a.x, a.y, b.x, b.y, before.x, before.y, after.x, after.y)
             return image.pixels.withUnsafeBufferPointer {
-                Int(cvb_edge_profiles($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), edge, points, strengths))
+                Int(mkk_edge_profiles($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), edge, points, strengths))
             }
         }
         for i in 0..<max(count, 0) {

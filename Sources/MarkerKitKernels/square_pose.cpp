@@ -2,12 +2,14 @@
 // IJCV 2014), the method of OpenCV's SOLVEPNP_IPPE_SQUARE, on fixed-size arrays: no heap allocation,
 // where cv::solvePnP makes about 60 per call (track runs it for every marker of every frame).
 // Corners are undistorted as cv::undistortPoints does (five fixed-point iterations); tilted-sensor and
-// fisheye models are left to OpenCV (see cvb_solve_pnp_square).
+// fisheye models are left to OpenCV (cvb_solve_pnp_square in CVBridge).
 #include <cmath>
-#include "square_pose.hpp"
+#include "bridge_status.h"
 #include "homography.hpp"
+#include "markerkit_kernels.h"
+#include "square_pose.hpp"
 
-namespace cvb {
+namespace mkk {
 namespace {
 
 using Mat3 = double[3][3];
@@ -170,4 +172,22 @@ bool square_pose(const double normalized[4][2], double side, double rvec[3], dou
     return std::isfinite(rvec[0]) && std::isfinite(rvec[1]) && std::isfinite(rvec[2]);
 }
 
-} // namespace cvb
+} // namespace mkk
+
+namespace {
+bool pinhole_distortion_count(int32_t n) { return n == 0 || n == 4 || n == 5 || n == 8 || n == 12; }
+} // namespace
+
+extern "C" int32_t mkk_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
+                                        const double *distortion, int32_t distortion_count, double *rvec, double *tvec) {
+    if (image_corners == nullptr || camera_matrix == nullptr || rvec == nullptr || tvec == nullptr || !(side > 0) ||
+        !pinhole_distortion_count(distortion_count) || (distortion_count > 0 && distortion == nullptr))
+        return bridge::fail(BRIDGE_ERR_ARGUMENT, "solvePnP: bad argument");
+    double normalized[4][2];
+    for (int i = 0; i < 4; ++i)
+        if (!mkk::undistort_point(camera_matrix, distortion, distortion_count, image_corners[2 * i], image_corners[2 * i + 1],
+                                  normalized[i][0], normalized[i][1]))
+            return bridge::fail(BRIDGE_ERR_ARGUMENT, "solvePnP: a corner cannot be undistorted");
+    if (!mkk::square_pose(normalized, side, rvec, tvec)) return bridge::fail(BRIDGE_ERR_ARGUMENT, "solvePnP found no pose");
+    return BRIDGE_OK;
+}

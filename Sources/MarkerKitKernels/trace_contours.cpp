@@ -5,7 +5,8 @@
 #include <cstring>
 #include <vector>
 #include <emmintrin.h>
-#include "bridge_error.hpp"
+#include "bridge_status.h"
+#include "markerkit_kernels.h"
 
 namespace {
 // Pixel marks in the bordered copy: 0 background, 1 region, then what tracing writes on border pixels.
@@ -83,12 +84,12 @@ inline int next_border(const int8_t *line, int x, int end) {
 }
 } // namespace
 
-extern "C" int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
-                                     int32_t min_points, int32_t max_points, cvb_contours *out) {
-    return cvb::guarded("find contours", [&]() -> int32_t {
-        if (!cvb::valid_gray(binary, width, height, stride) || out == nullptr)
-            return cvb::fail(CVB_ERR_ARGUMENT, "find contours: bad image");
-        *out = cvb_contours{0, nullptr, nullptr};
+extern "C" int32_t mkk_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
+                                     int32_t min_points, int32_t max_points, mkk_contours *out) {
+    return bridge::guarded("find contours", [&]() -> int32_t {
+        if (!bridge::valid_gray(binary, width, height, stride) || out == nullptr)
+            return bridge::fail(BRIDGE_ERR_ARGUMENT, "find contours: bad image");
+        *out = mkk_contours{0, nullptr, nullptr};
         static thread_local TraceWorkspace work;
         // A one-pixel zero frame, so regions touching the image edge keep their edge pixels; 0/1 inside.
         const int row = width + 2, rows = height + 2;
@@ -129,7 +130,7 @@ extern "C" int32_t cvb_find_contours(const uint8_t *binary, int32_t width, int32
             work.out_points.insert(work.out_points.end(), work.points.begin() + 2 * begin, work.points.begin() + 2 * end);
         }
         work.out_offsets.push_back(int32_t(work.out_points.size() / 2));
-        *out = cvb_contours{count, work.out_offsets.data(), work.out_points.data()};
-        return CVB_OK;
+        *out = mkk_contours{count, work.out_offsets.data(), work.out_points.data()};
+        return BRIDGE_OK;
     });
 }

@@ -6,7 +6,8 @@
 // largest stage per candidate after the unwarp was made fast.
 #include <algorithm>
 #include <cmath>
-#include "cvbridge.h"
+#include "bridge_status.h"
+#include "markerkit_kernels.h"
 #include "multiversion.hpp"
 
 namespace {
@@ -22,7 +23,7 @@ inline double distance_to_line(double px, double py, double ax, double ay, doubl
     return std::fabs((bx - ax) * (py - ay) - (by - ay) * (px - ax)) / length;
 }
 
-CVB_TWICE(int32_t, profiles,
+MKK_TWICE(int32_t, profiles,
           (const uint8_t *gray, int32_t width, int32_t height, int32_t stride, const double *e, double *points,
            double *strengths),
           (gray, width, height, stride, e, points, strengths)) {
@@ -95,11 +96,11 @@ int32_t keep_strong(int32_t count, double *points, double *strengths) {
 }
 } // namespace
 
-extern "C" int32_t cvb_edge_profiles(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+extern "C" int32_t mkk_edge_profiles(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                      const double *edge, double *points, double *strengths) {
     if (gray == nullptr || width < 1 || height < 1 || stride < width || edge == nullptr || points == nullptr ||
         strengths == nullptr)
-        return CVB_ERR_ARGUMENT;
+        return BRIDGE_ERR_ARGUMENT;
     for (int i = 0; i < 8; ++i)
         if (!std::isfinite(edge[i])) return 0;
     return keep_strong(profiles(gray, width, height, stride, edge, points, strengths), points, strengths);

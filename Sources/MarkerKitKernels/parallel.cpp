@@ -14,7 +14,8 @@
 #include <mutex>
 #include <thread>
 #include <sched.h>
-#include "cvbridge.h"
+#include "bridge_status.h"
+#include "markerkit_kernels.h"
 
 namespace {
 inline void relax() {
@@ -97,9 +98,9 @@ Pool *pool() {
 }
 } // namespace
 
-extern "C" int32_t cvb_parallel_threads(void) { return pool() != nullptr ? 2 : 1; }
+extern "C" int32_t mkk_parallel_threads(void) { return pool() != nullptr ? 2 : 1; }
 
-extern "C" void cvb_parallel_for(int32_t count, void (*job)(void *context, int32_t index, int32_t worker), void *context) {
+extern "C" void mkk_parallel_for(int32_t count, void (*job)(void *context, int32_t index, int32_t worker), void *context) {
     Pool *p = count > 1 ? pool() : nullptr;
     if (p == nullptr || p->owned.exchange(true, std::memory_order_acquire)) {
         for (int32_t i = 0; i < count; ++i) job(context, i, 0);

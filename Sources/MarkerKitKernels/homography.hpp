@@ -2,7 +2,7 @@
 // candidate unwarp and the square pose.
 #pragma once
 
-namespace cvb {
+namespace mkk {
 // H (row-major 3x3, H[2][2] = 1) with H (0,0) = p[0], (1,0) = p[1], (1,1) = p[2], (0,1) = p[3];
 // false when three corners are collinear.
 inline bool unit_square_to_quad(const double p[4][2], double H[3][3]) {
@@ -25,4 +25,4 @@ inline bool unit_square_to_quad(const double p[4][2], double H[3][3]) {
     H[2][0] = g; H[2][1] = h; H[2][2] = 1;
     return true;
 }
-} // namespace cvb
+} // namespace mkk

@@ -17,7 +17,8 @@
 #include <cstring>
 #include <vector>
 #include <emmintrin.h>
-#include "bridge_error.hpp"
+#include "bridge_status.h"
+#include "markerkit_kernels.h"
 #include "multiversion.hpp"
 
 namespace {
@@ -28,7 +29,7 @@ struct ThresholdWork {
 
 // Row j of the running integral from `prev` (row j - 1): prev plus the prefix sums of padded row j - 1.
 // Sums wrap modulo 2^32; a box sum (a difference of four) is below 2^31 for any window allowed.
-CVB_TWICE(void, integral_row, (const uint8_t *padded, int32_t count, const uint32_t *prev, uint32_t *row),
+MKK_TWICE(void, integral_row, (const uint8_t *padded, int32_t count, const uint32_t *prev, uint32_t *row),
           (padded, count, prev, row)) {
     row[0] = 0;
     int32_t x = 0;
@@ -57,7 +58,7 @@ CVB_TWICE(void, integral_row, (const uint8_t *padded, int32_t count, const uint3
 
 // One window's row: dark (255) where S >= N g + C. `top` and `bottom` point at the integral rows above
 // and below the window, at the column of the window's left edge for x = 0.
-CVB_TWICE(void, compare_row,
+MKK_TWICE(void, compare_row,
           (const uint32_t *top, const uint32_t *bottom, int32_t side, const uint8_t *line, int32_t width, int32_t n,
            int32_t c, uint8_t *out),
           (top, bottom, side, line, width, n, c, out)) {
@@ -78,22 +79,22 @@ void compare_row_wide(const uint32_t *top, const uint32_t *bottom, int32_t side,
 }
 } // namespace
 
-extern "C" int32_t cvb_adaptive_threshold_rows(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+extern "C" int32_t mkk_adaptive_threshold_rows(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                                const int32_t *windows, int32_t count, double constant,
                                                uint8_t *binaries, int32_t row_begin, int32_t row_end) {
-    return cvb::guarded("adaptive threshold", [&]() -> int32_t {
+    return bridge::guarded("adaptive threshold", [&]() -> int32_t {
         // Box sums of up to 2899 x 2899 gray levels stay below 2^31.
-        if (!cvb::valid_gray(gray, width, height, stride) || windows == nullptr || count < 1 || binaries == nullptr ||
+        if (!bridge::valid_gray(gray, width, height, stride) || windows == nullptr || count < 1 || binaries == nullptr ||
             row_begin < 0 || row_end > height || row_begin > row_end || !std::isfinite(constant) ||
             std::fabs(constant) > 1e6)
-            return cvb::fail(CVB_ERR_ARGUMENT, "adaptive threshold: bad image, rows or constant");
+            return bridge::fail(BRIDGE_ERR_ARGUMENT, "adaptive threshold: bad image, rows or constant");
         int32_t rmax = 0;
         for (int32_t k = 0; k < count; ++k) {
             if (windows[k] < 3 || windows[k] % 2 == 0 || windows[k] > 2899)
-                return cvb::fail(CVB_ERR_ARGUMENT, "adaptive threshold: bad window");
+                return bridge::fail(BRIDGE_ERR_ARGUMENT, "adaptive threshold: bad window");
             rmax = std::max(rmax, windows[k] / 2);
         }
-        if (row_begin == row_end) return CVB_OK;
+        if (row_begin == row_end) return BRIDGE_OK;
         static thread_local ThresholdWork work;
         const int32_t padded_width = width + 2 * rmax, row_size = padded_width + 1, rows = 2 * rmax + 2;
         work.ring.resize(size_t(rows) * size_t(row_size));
@@ -127,13 +128,13 @@ extern "C" int32_t cvb_adaptive_threshold_rows(const uint8_t *gray, int32_t widt
                     compare_row_wide(top, bottom, 2 * r + 1, line, width, n, c, out);
             }
         }
-        return CVB_OK;
+        return BRIDGE_OK;
     });
 }
 
-extern "C" int32_t cvb_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+extern "C" int32_t mkk_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                           int32_t window, double constant, uint8_t *binary) {
     if (binary == nullptr || window < 3 || window % 2 == 0 || window > 2899)
-        return cvb::fail(CVB_ERR_ARGUMENT, "adaptive threshold: bad image or window");
-    return cvb_adaptive_threshold_rows(gray, width, height, stride, &window, 1, constant, binary, 0, height);
+        return bridge::fail(BRIDGE_ERR_ARGUMENT, "adaptive threshold: bad image or window");
+    return mkk_adaptive_threshold_rows(gray, width, height, stride, &window, 1, constant, binary, 0, height);
 }

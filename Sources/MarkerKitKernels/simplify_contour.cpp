@@ -1,186 +1,13 @@
-// The image-wide stages of the marker detector: whole operations, never per pixel across the boundary.
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <vector>
-#include <emmintrin.h>
-#include <opencv2/imgproc.hpp>
-#include <opencv2/imgproc/imgproc_c.h>
-#include "bridge_error.hpp"
-#include "homography.hpp"
-#include "multiversion.hpp"
-
-extern "C" int32_t cvb_adaptive_threshold_opencv(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                                 int32_t window, double constant, uint8_t *binary) {
-    return cvb::guarded("adaptive threshold", [&]() -> int32_t {
-        if (!cvb::valid_gray(gray, width, height, stride) || binary == nullptr || window < 3 || window % 2 == 0)
-            return cvb::fail(CVB_ERR_ARGUMENT, "adaptive threshold: bad image or window");
-        cv::Mat out(height, width, CV_8UC1, binary);
-        cv::adaptiveThreshold(cvb::gray_view(gray, width, height, stride), out, 255, cv::ADAPTIVE_THRESH_MEAN_C,
-                              cv::THRESH_BINARY_INV, window, constant);
-        return CVB_OK;
-    });
-}
-
-namespace {
-// What the OpenCV contour reference keeps from frame to frame on one thread: the bordered copy the scanner
-// writes into, the scanner's memory blocks (cleared, not freed), and the flat output.
-struct ContourWorkspace {
-    cv::Mat bordered;
-    cv::Ptr<CvMemStorage> storage{cvCreateMemStorage(0), [](CvMemStorage *s) { cvReleaseMemStorage(&s); }};
-    std::vector<int32_t> offsets, points;
-};
-}
-
-extern "C" int32_t cvb_find_contours_opencv(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
-                                            int32_t min_points, int32_t max_points, cvb_contours *out) {
-    return cvb::guarded("find contours", [&]() -> int32_t {
-        if (!cvb::valid_gray(binary, width, height, stride) || out == nullptr)
-            return cvb::fail(CVB_ERR_ARGUMENT, "find contours: bad image");
-        *out = cvb_contours{0, nullptr, nullptr};
-        static thread_local ContourWorkspace work;
-        // As cv::findContours does: a one-pixel zero frame, so regions touching the image edge keep
-        // their edge pixels (the scanner clears the outermost pixels of what it is given).
-        cv::copyMakeBorder(cvb::gray_view(binary, width, height, stride), work.bordered, 1, 1, 1, 1,
-                           cv::BORDER_CONSTANT | cv::BORDER_ISOLATED, cv::Scalar(0));
-        cvClearMemStorage(work.storage);
-        CvMat header = cvMat(work.bordered);
-        CvSeq *first = nullptr;
-        cvFindContours(&header, work.storage, &first, sizeof(CvContour), CV_RETR_LIST, CV_CHAIN_APPROX_NONE,
-                       cvPoint(-1, -1));
-        work.offsets.clear();
-        work.points.clear();
-        for (CvSeq *c = first; c != nullptr; c = c->h_next) {
-            if (c->total < min_points || c->total > max_points) continue;
-            work.offsets.push_back(static_cast<int32_t>(work.points.size() / 2));
-            CvSeqReader reader;
-            cvStartReadSeq(c, &reader);
-            for (int i = 0; i < c->total; ++i) {
-                const CvPoint &p = *reinterpret_cast<const CvPoint *>(reader.ptr);
-                work.points.push_back(p.x);
-                work.points.push_back(p.y);
-                CV_NEXT_SEQ_ELEM(sizeof(CvPoint), reader);
-            }
-        }
-        const int32_t count = static_cast<int32_t>(work.offsets.size());
-        work.offsets.push_back(static_cast<int32_t>(work.points.size() / 2));
-        *out = cvb_contours{count, work.offsets.data(), work.points.data()};
-        return CVB_OK;
-    });
-}
-
-extern "C" int32_t cvb_approx_polygon(const int32_t *points, int32_t count, double epsilon, int32_t *out,
-                                      int32_t capacity) {
-    return cvb::guarded("approximate polygon", [&]() -> int32_t {
-        if (points == nullptr || count < 1 || (capacity > 0 && out == nullptr))
-            return cvb::fail(CVB_ERR_ARGUMENT, "approximate polygon: bad contour");
-        cv::Mat contour(count, 1, CV_32SC2, const_cast<int32_t *>(points));
-        static thread_local std::vector<cv::Point> polygon; // keeps its capacity between calls
-        cv::approxPolyDP(contour, polygon, epsilon, true);
-        for (size_t i = 0; i < polygon.size() && int32_t(i) < capacity; ++i) {
-            out[2 * i] = polygon[i].x;
-            out[2 * i + 1] = polygon[i].y;
-        }
-        return static_cast<int32_t>(polygon.size());
-    });
-}
-
-// The quadrilateral's inside sampled onto a size x size square by the homography that takes the square's
-// corners (0,0), (size-1,0), (size-1,size-1), (0,size-1) to corners 0..3 (Heckbert's square-to-quad
-// form), bilinear, outside pixels black: what warpPerspective with INTER_LINEAR does (positions to 1/32
-// pixel, integer weights), in double precision and without the heap allocations OpenCV makes per call
-// (candidates are unwarped thousands of times a second).
-namespace {
-struct SquareToQuad {
-    double a, b, d, e, g, h, x0, y0;
-};
-
-constexpr int kMaxRow = 512;
-
-// One row of the square when every sample is known to lie inside the image with its right and lower
-// neighbours: no sample is tested, and the positions (with their pixel offsets and weights) are worked
-// out first in a loop the compiler vectorises (the two divisions per pixel are most of the stage's
-// time). Positions are rounded to 1/32 pixel, as OpenCV's bilinear tables have them; the weights are
-// then whole multiples of 1/1024 and the rounded sum is exact. Built for AVX2 and for any x86-64, picked
-// at run time (multiversion.hpp: the same arithmetic, about 2.5 times as fast with AVX2).
-CVB_TWICE(void, warp_row_inside,
-          (const uint8_t *__restrict gray, int32_t stride, const SquareToQuad &m, double scale, double v, int32_t size,
-           uint8_t *__restrict out),
-          (gray, stride, m, scale, v, size, out)) {
-    int offsets[kMaxRow], fxs[kMaxRow], fys[kMaxRow];
-    for (int col = 0; col < size; ++col) {
-        const double u = col * scale;
-        const double w = m.g * u + m.h * v + 1;
-        const double x = (m.a * u + m.b * v + m.x0) / w, y = (m.d * u + m.e * v + m.y0) / w;
-        const int qx = int(x * 32 + 0.5), qy = int(y * 32 + 0.5);
-        offsets[col] = (qy >> 5) * stride + (qx >> 5);
-        fxs[col] = qx & 31;
-        fys[col] = qy & 31;
-    }
-    for (int col = 0; col < size; ++col) {
-        const uint8_t *p = gray + offsets[col];
-        const int fx = fxs[col], fy = fys[col];
-        const int top = p[0] * (32 - fx) + p[1] * fx;
-        const int bottom = p[stride] * (32 - fx) + p[stride + 1] * fx;
-        out[col] = uint8_t((top * (32 - fy) + bottom * fy + 512) >> 10);
-    }
-}
-
-// The same for a row that may leave the image: every sample and neighbour tested, black outside.
-void warp_row_checked(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, const SquareToQuad &m,
-                      double scale, double v, int32_t size, uint8_t *out) {
-    auto at = [&](int x, int y) -> int {
-        if (x < 0 || y < 0 || x >= width || y >= height) return 0;
-        return gray[size_t(y) * size_t(stride) + size_t(x)];
-    };
-    for (int col = 0; col < size; ++col) {
-        const double u = col * scale;
-        const double w = m.g * u + m.h * v + 1;
-        const double x = (m.a * u + m.b * v + m.x0) / w, y = (m.d * u + m.e * v + m.y0) / w;
-        if (!(std::isfinite(x) && std::isfinite(y) && x > -1 && y > -1 && x < width && y < height)) {
-            out[col] = 0;
-            continue;
-        }
-        const int qx = int(std::floor(x * 32 + 0.5)), qy = int(std::floor(y * 32 + 0.5));
-        const int px = qx >> 5, py = qy >> 5, fx = qx & 31, fy = qy & 31;
-        const int top = at(px, py) * (32 - fx) + at(px + 1, py) * fx;
-        const int bottom = at(px, py + 1) * (32 - fx) + at(px + 1, py + 1) * fx;
-        out[col] = uint8_t((top * (32 - fy) + bottom * fy + 512) >> 10);
-    }
-}
-} // namespace
-
-extern "C" int32_t cvb_warp_quad(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                 const double *corners, int32_t size, uint8_t *out) {
-    if (!cvb::valid_gray(gray, width, height, stride) || corners == nullptr || out == nullptr || size < 2)
-        return cvb::fail(CVB_ERR_ARGUMENT, "warp quad: bad argument");
-    const double quad[4][2] = {{corners[0], corners[1]}, {corners[2], corners[3]}, {corners[4], corners[5]}, {corners[6], corners[7]}};
-    double H[3][3];
-    if (!cvb::unit_square_to_quad(quad, H)) return cvb::fail(CVB_ERR_ARGUMENT, "warp quad: degenerate quadrilateral");
-    const SquareToQuad m{H[0][0], H[0][1], H[1][0], H[1][1], H[2][0], H[2][1], H[0][2], H[1][2]};
-    // With w > 0 at the four corners the map has no pole over the square and carries it onto the convex
-    // quad, so when every corner lies a pixel inside the image, so does every sample.
-    bool inside = size <= kMaxRow && 1 + m.g > 0 && 1 + m.h > 0 && 1 + m.g + m.h > 0 &&
-                  int64_t(stride) * height < (int64_t(1) << 31); // pixel offsets in an int
-    for (int i = 0; i < 4 && inside; ++i) {
-        const double x = corners[2 * i], y = corners[2 * i + 1];
-        inside = x >= 1 && y >= 1 && x <= width - 3 && y <= height - 3;
-    }
-    const double scale = 1.0 / double(size - 1);
-    for (int row = 0; row < size; ++row) {
-        uint8_t *line = out + size_t(row) * size_t(size);
-        if (inside)
-            warp_row_inside(gray, stride, m, scale, row * scale, size, line);
-        else
-            warp_row_checked(gray, width, height, stride, m, scale, row * scale, size, line);
-    }
-    return CVB_OK;
-}
-
 // Douglas-Peucker on a closed contour without heap allocation: cv::approxPolyDP allocates two work
 // buffers for every contour longer than about 130 points, tens of times per frame. Only polygons of a
 // few vertices matter to the caller (a marker's outline has four), so the split gives up past 64: the
 // stack is then bounded and lives on this function's frame.
+#include <cmath>
+#include <cstdint>
+#include <emmintrin.h>
+#include "bridge_status.h"
+#include "markerkit_kernels.h"
+
 namespace {
 struct Chain {
     int32_t start, end; // indices into the contour, end exclusive of the chain's last vertex
@@ -279,7 +106,7 @@ inline Farthest farthest_from_line(const int32_t *points, int32_t begin, int32_t
 static int32_t simplify_contour_wide(const int32_t *points, int32_t count, double epsilon, int32_t *out,
                                         int32_t capacity) {
     if (points == nullptr || count < 1 || capacity < 1 || capacity > 64 || out == nullptr)
-        return cvb::fail(CVB_ERR_ARGUMENT, "simplify contour: bad contour");
+        return bridge::fail(BRIDGE_ERR_ARGUMENT, "simplify contour: bad contour");
     // Indices run unwrapped up to 2 * count; every loop over a range is split where it wraps, so no
     // point is found by a division (a modulo per point was most of this function's time).
     auto px = [&](int32_t i) { return double(points[2 * (i < count ? i : i - count)]); };
@@ -365,10 +192,10 @@ static int32_t simplify_contour_wide(const int32_t *points, int32_t count, doubl
 }
 
 
-extern "C" int32_t cvb_simplify_contour(const int32_t *points, int32_t count, double epsilon, int32_t *out,
+extern "C" int32_t mkk_simplify_contour(const int32_t *points, int32_t count, double epsilon, int32_t *out,
                                         int32_t capacity) {
     if (points == nullptr || count < 1 || capacity < 1 || capacity > 64 || out == nullptr)
-        return cvb::fail(CVB_ERR_ARGUMENT, "simplify contour: bad contour");
+        return bridge::fail(BRIDGE_ERR_ARGUMENT, "simplify contour: bad contour");
     bool small = true; // every coordinate in 0 ..< 16384 (any frame the detector takes)
     for (int32_t k = 0; k < 2 * count; ++k) small &= uint32_t(points[k]) < 16384u;
     if (!small) return simplify_contour_wide(points, count, epsilon, out, capacity);

@@ -1,6 +1,6 @@
 // Kernels built twice, for AVX2 and for any x86-64, and picked at run time by what the processor has:
 //
-//     CVB_TWICE(void, kernel, (const uint8_t *in, uint8_t *out), (in, out)) { ...body... }
+//     MKK_TWICE(void, kernel, (const uint8_t *in, uint8_t *out), (in, out)) { ...body... }
 //
 // defines `kernel` (which calls the AVX2 build where the processor has AVX2) and its two builds. The
 // arithmetic is the same in both (integers, or IEEE doubles without fused multiply-adds: AVX2 alone does
@@ -10,7 +10,7 @@
 #pragma once
 #include <cstdlib>
 
-namespace cvb {
+namespace mkk {
 inline bool has_avx2() {
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
     static const bool avx2 = __builtin_cpu_supports("avx2") && std::getenv("MARKERKIT_NO_AVX2") == nullptr;
@@ -19,17 +19,17 @@ inline bool has_avx2() {
     return false;
 #endif
 }
-} // namespace cvb
+} // namespace mkk
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-#define CVB_TWICE(result, name, parameters, arguments)                                                        \
+#define MKK_TWICE(result, name, parameters, arguments)                                                        \
     static inline __attribute__((always_inline)) result name##_body parameters;                             \
     __attribute__((target("avx2"))) static result name##_avx2 parameters { return name##_body arguments; }  \
     static result name##_plain parameters { return name##_body arguments; }                                 \
     static inline result name parameters {                                                                  \
-        return cvb::has_avx2() ? name##_avx2 arguments : name##_plain arguments;                            \
+        return mkk::has_avx2() ? name##_avx2 arguments : name##_plain arguments;                            \
     }                                                                                                       \
     static inline __attribute__((always_inline)) result name##_body parameters
 #else
-#define CVB_TWICE(result, name, parameters, arguments) static inline result name parameters
+#define MKK_TWICE(result, name, parameters, arguments) static inline result name parameters
 #endif

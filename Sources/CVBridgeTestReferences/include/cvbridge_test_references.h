@@ -1,0 +1,49 @@
+/* CVBridgeTestReferences: the OpenCV calls only the tests make, out of the product. Each is the
+ * reference a test holds a MarkerKitKernels kernel to (the kernel does what the call does, without its
+ * allocations), or makes the test files cameras and other programs write. Conventions as CVBridge's. */
+#ifndef CVBRIDGE_TEST_REFERENCES_H
+#define CVBRIDGE_TEST_REFERENCES_H
+
+#include <stdint.h>
+#include "bridge_status.h"
+#include "cvbridge.h"
+#include "markerkit_kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* cv::adaptiveThreshold (mean, inverted) itself: the reference for mkk_adaptive_threshold. */
+int32_t cvb_adaptive_threshold_opencv(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+                                      int32_t window, double constant, uint8_t *binary);
+
+/* Contours through OpenCV's contour scanner (cvFindContours, which allocates on every call), only those
+ * with between min_points and max_points points: the reference for mkk_find_contours. Its arrays are its
+ * own thread workspace's, valid until the thread's next call. */
+int32_t cvb_find_contours_opencv(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
+                                 int32_t min_points, int32_t max_points, mkk_contours *out);
+
+/* cv::approxPolyDP of a closed contour; writes up to `capacity` vertices (x,y) and returns how many
+ * the polygon has: the reference for mkk_simplify_contour. */
+int32_t cvb_approx_polygon(const int32_t *points, int32_t count, double epsilon, int32_t *out, int32_t capacity);
+
+/* The imencode parameters the tests use, by OpenCV's values (cv::ImwriteFlags). */
+typedef enum : int32_t {
+    CVB_IMWRITE_JPEG_QUALITY = 1,  /* 0-100 */
+    CVB_IMWRITE_WEBP_QUALITY = 64, /* 1-100; above 100 lossless */
+} cvb_imwrite_parameter;
+
+/* Encodes 8-bit, 16-bit or 32-bit float (`bits` 8, 16, 32) gray, BGR or BGRA (`channels` 1, 3, 4)
+ * samples, rows `stride` bytes apart, into the format named by `extension` with imencode's
+ * `parameters` (pairs such as CVB_IMWRITE_JPEG_QUALITY, 95; may be null when the count is 0): the files
+ * cameras and other programs write. The bytes go to `out` as with cvb_image_encode (release with
+ * cvb_image_release). */
+int32_t cvb_image_encode_samples(const void *samples, int32_t width, int32_t height, int32_t stride, int32_t channels,
+                                 int32_t bits, const char *extension, const int32_t *parameters,
+                                 int32_t parameter_count, cvb_image *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

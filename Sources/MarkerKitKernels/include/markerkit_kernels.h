@@ -1,0 +1,93 @@
+/* MarkerKitKernels: MarkerKit's own C++ kernels behind a plain C header, the per-frame and
+ * per-candidate loops that must not allocate (reduction, adaptive threshold, contour tracing, polygon,
+ * unwarp, the corner refiner's edge profiles, square pose), the helper thread that gives a frame its
+ * second core, and number formatting. None of them calls or includes OpenCV: each does what an OpenCV
+ * call does (named with it) and the tests hold it to that call, through CVBridge or
+ * CVBridgeTestReferences.
+ *
+ * Conventions as CVBridge's (bridge_status.h): a negative BRIDGE_ERR_* code on failure, with
+ * bridge_last_error() saying why. Images are 8-bit gray, row-major, with an explicit stride in bytes.
+ */
+#ifndef MARKERKIT_KERNELS_H
+#define MARKERKIT_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "bridge_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The detector's reduction: `gray` shrunk by a whole `factor` into `out` (width/factor x height/factor,
+ * packed) by averaging each block, as cv::resize with INTER_AREA but without allocating. The width and
+ * height must be multiples of the factor (else BRIDGE_ERR_ARGUMENT: cvb_resize_gray takes other sizes). */
+int32_t mkk_reduce_gray(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t factor, uint8_t *out);
+
+/* What cv::adaptiveThreshold gives with the mean of a `window` x `window` block minus `constant`,
+ * inverted (dark = 255), without allocating per call (box sums in a buffer kept per thread). */
+int32_t mkk_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+                               int32_t window, double constant, uint8_t *binary);
+/* The same for `count` windows in one sweep, rows row_begin ..< row_end only: binary image k (packed,
+ * width x height) starts at binaries + k * width * height. Bands of rows may run on different threads. */
+int32_t mkk_adaptive_threshold_rows(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+                                    const int32_t *windows, int32_t count, double constant, uint8_t *binaries,
+                                    int32_t row_begin, int32_t row_end);
+
+/* Contours of a binary image (nonzero = region) by border following, only those with between
+ * min_points and max_points points: point for point and in the order what cv::findContours gives with
+ * RETR_LIST and CHAIN_APPROX_NONE. Points are x,y pairs; contour i spans points offsets[i]..offsets[i+1].
+ * The arrays belong to the calling thread's workspace and stay valid until its next call: after the
+ * first frames of a size no memory is allocated. */
+typedef struct mkk_contours {
+    int32_t count;
+    const int32_t *offsets; /* count + 1 */
+    const int32_t *points;  /* 2 * offsets[count] */
+} mkk_contours;
+int32_t mkk_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
+                          int32_t min_points, int32_t max_points, mkk_contours *out);
+
+/* Douglas-Peucker on a closed contour without heap allocation, as cv::approxPolyDP (an approximate
+ * diameter splits it first); writes the vertices (x,y) and returns how many, or capacity + 1 when the
+ * polygon has more than `capacity` (at most 64). */
+int32_t mkk_simplify_contour(const int32_t *points, int32_t count, double epsilon, int32_t *out, int32_t capacity);
+
+/* Warps the quadrilateral `corners` (x0 y0 .. x3 y3) of `gray` onto a size x size square, corner 0 at
+ * the top-left, going clockwise: a homography, bilinear, outside black (as cv::warpPerspective with
+ * INTER_LINEAR), in double precision and allocation-free. */
+int32_t mkk_warp_quad(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, const double *corners,
+                      int32_t size, uint8_t *out);
+
+/* The corner refiner's edge points on the side from a to b of a quadrilateral (CornerRefiner.edgePoints):
+ * `edge` holds a, b and the corners before a and after b (x y each); writes up to 60 points (x y) where
+ * the edge crosses a profile, and each profile's contrast, and returns how many: none when fewer than 4
+ * profiles cross it, else those with at least half the median contrast. `points` and `strengths` hold
+ * 120 and 60 values. */
+int32_t mkk_edge_profiles(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+                          const double *edge, double *points, double *strengths);
+
+/* The pose of a square of side `side` in OpenCV's marker frame (as cvb_solve_pnp_square): what
+ * cv::solvePnP with SOLVEPNP_IPPE_SQUARE gives, computed without heap allocation (IPPE on fixed-size
+ * arrays) for pinhole models with 0, 4, 5, 8 or 12 coefficients; fisheye and tilted-sensor (14) models
+ * are cvb_solve_pnp_square's. */
+int32_t mkk_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
+                             const double *distortion, int32_t distortion_count, double *rvec, double *tvec);
+
+/* Runs job(context, i, worker) for every i in 0 ..< count, on the calling thread (worker 0) and on one
+ * helper thread kept for the process (worker 1, started by the first call), and returns when all have
+ * run. Jobs are claimed in order but run on either thread, so each must write only its own results (and
+ * scratch memory by worker). With one core, with MARKERKIT_DETECTOR_THREADS=1, or while another thread's
+ * batch has the helper, the caller runs them all. No heap allocation after the first call. */
+void mkk_parallel_for(int32_t count, void (*job)(void *context, int32_t index, int32_t worker), void *context);
+/* 2 when mkk_parallel_for can use a helper thread, else 1. */
+int32_t mkk_parallel_threads(void);
+
+/* The shortest decimal text of `value` that reads back exactly (std::to_chars), into `out`; returns its
+ * length, 0 when it does not fit. Allocation-free. */
+int32_t mkk_format_double(double value, char *out, int32_t capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
