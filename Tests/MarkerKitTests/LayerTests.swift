@@ -132,4 +132,40 @@ import Testing
         let code = "let a = Calibrator() // MarkerDetector\nlet b = \"Quad \\(x)\" + Length.mm\n/* Frame */ let s = \"\"\"\nGrayImage\n\"\"\"\n"
         #expect(Self.typeNames(inCode: code) == ["Calibrator", "Length"])
     }
+
+    /// The command-line layer stays thin: no file over 120 lines, and no command type (a
+    /// `struct X: ParsableCommand`) named outside its own file, the files that extend it, and its parent's
+    /// `subcommands:` list.
+    @Test func commandFilesAreShortAndUseNoOtherCommand() throws {
+        let cli = Self.root.appendingPathComponent("Sources/markerkit")
+        let enumerator = try #require(FileManager.default.enumerator(atPath: cli.path))
+        var files: [String: String] = [:]
+        for case let path as String in enumerator where path.hasSuffix(".swift") {
+            files[path] = try String(contentsOf: cli.appendingPathComponent(path), encoding: .utf8)
+        }
+        #expect(files.count > 10)
+        let command = try Regex(#"(?m)^struct (\w+): (?:Async)?ParsableCommand"#)
+        let extensionOf = try Regex(#"(?m)^extension (\w+)\b"#)
+        var homes: [String: Set<String>] = [:]
+        for (path, text) in files {
+            for match in text.matches(of: command) { homes[String(match.output[1].substring!), default: []].insert(path) }
+        }
+        for (path, text) in files {
+            for match in text.matches(of: extensionOf) where homes[String(match.output[1].substring!)] != nil {
+                homes[String(match.output[1].substring!)]!.insert(path)
+            }
+        }
+        #expect(homes.count >= 10, "commands found: \(homes.keys.sorted())")
+        for (path, text) in files.sorted(by: { $0.key < $1.key }) {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).count - (text.hasSuffix("\n") ? 1 : 0)
+            #expect(lines <= 120, "Sources/markerkit/\(path) has \(lines) lines")
+            var code = text
+            while let start = code.range(of: "subcommands: ["), let end = code[start.upperBound...].firstIndex(of: "]") {
+                code.removeSubrange(start.lowerBound...end)
+            }
+            for name in Self.typeNames(inCode: code) where homes[name] != nil && !homes[name]!.contains(path) {
+                Issue.record("Sources/markerkit/\(path) uses the command type \(name) of \(homes[name]!.sorted())")
+            }
+        }
+    }
 }
