@@ -17,6 +17,9 @@ import Testing
         (["track", "--device", photo, "--jsonl", "t.jsonl"], "t.jsonl"),
         (["render", "--count", "1", "--size", "320x240", "-o", "r"], "r/truth.json"),
         (["verify", "markers", "--renders", "2", "--size", "320x240", "--json", "v.json"], "v.json"),
+        (["render", "--clip", "2", "--size", "320x240", "-o", "c.avi"], "c.avi"),
+        // The board spec beside a clip: it was replaced silently before BoardClip checked it.
+        (["render", "--clip", "2", "--size", "320x240", "-o", "c.avi"], "c.json"),
     ]
 
     @Test(arguments: 0..<cases.count)

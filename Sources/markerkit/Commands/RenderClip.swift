@@ -7,16 +7,11 @@ extension Render {
         guard (2...500).contains(views) else { throw MarkerKitError.invalidArgument("--clip \(views) is outside 2-500") }
         let url = URL(fileURLWithPath: output)
         guard url.pathExtension.lowercased() == "avi" else { throw MarkerKitError.cannotWrite("cannot write '\(output)': --clip writes an .avi") }
-        try OutputFiles.checkDestination(url, force: forceOption.force)
         let camera = try renderCamera(calibration: calibration, size: size ?? .webcam)
         var verification = try CalibrationVerification(camera: camera, width: camera.imageWidth, height: camera.imageHeight, views: views, seed: seed)
         verification.noise = noise ?? 0
         verification.blur = blur ?? 0
-        try verification.renderClip(to: url, hold: 7, move: 3, fps: 10)
-        let spec = url.deletingPathExtension().appendingPathExtension("json")
-        var files = OutputFiles()
-        files.add(try BoardSpec(board: verification.board, page: PageSize(name: "A4", width: .mm(210), height: .mm(297)), origin: (0, 0)).encoded(), at: spec)
-        try files.commit()
+        let (_, spec) = try BoardClip(verification: verification).write(to: url, force: forceOption.force)
         print("rendered \(url.relativePath): \(views) views of a \(verification.board.summary) board, \(camera.imageWidth)x\(camera.imageHeight) at 10 fps (camera \(camera.name), fx \(String(format: "%.2f", camera.fx))); board spec \(spec.relativePath)")
     }
 }
