@@ -41,7 +41,7 @@ let package = Package(
             dependencies: ["BridgeStatus", "CVBridge", "MarkerKitKernels"],
             exclude: ["opencv4"],
             cxxSettings: [.headerSearchPath("opencv4")],
-            linkerSettings: ["opencv_core", "opencv_imgproc", "opencv_imgcodecs"].map { .linkedLibrary($0) }
+            linkerSettings: ["opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_aruco"].map { .linkedLibrary($0) }
         ),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo",
                        providers: [.apt(["libcairo2-dev"])]),

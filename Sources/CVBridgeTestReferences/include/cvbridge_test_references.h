@@ -42,6 +42,14 @@ int32_t cvb_image_encode_samples(const void *samples, int32_t width, int32_t hei
                                  int32_t bits, const char *extension, const int32_t *parameters,
                                  int32_t parameter_count, cvb_image *out);
 
+/* OpenCV 4.6's own cv::aruco::CharucoBoard::create(squares_x, squares_y, square, marker, dictionary by
+ * name as cvb_aruco_dictionary_info): the reference for MarkerKit's CharucoBoard layout. Writes each
+ * marker's ID and its four corners (x, y; 8 floats a marker, in board units, y down) and the chessboard
+ * corners (x, y by corner ID); returns the number of markers, `corner_count` gets the number of corners. */
+int32_t cvb_charuco_board_opencv(int32_t squares_x, int32_t squares_y, float square, float marker, int32_t dictionary_name,
+                                 int32_t *ids, float *marker_corners, int32_t marker_capacity,
+                                 float *chessboard_corners, int32_t corner_capacity, int32_t *corner_count);
+
 #ifdef __cplusplus
 }
 #endif
