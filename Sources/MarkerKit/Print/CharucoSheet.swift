@@ -1,0 +1,55 @@
+/// A ChArUco board centred on a page: the chessboard's black squares and a marker in every white one,
+/// as OpenCV's `CharucoBoard::draw` lays them out, with a white border of at least one square and the
+/// footer (scale bar, board description) below it.
+public struct CharucoSheet {
+    public let board: CharucoBoard
+    public let page: PageSize
+    public let margin: Length
+    /// Top-left of the board's outer edge on the page, in mm.
+    public let origin: (x: Double, y: Double)
+
+    /// Places `board` on `page`, turned when it fits only turned; throws when it does not fit at all.
+    public init(board: CharucoBoard, page: PageSize, margin: Length) throws {
+        let style = try SheetStyle.bundled()
+        for candidate in [page, page.isLandscape ? page.portrait : page.landscape] {
+            if let origin = Self.place(board, on: candidate, margin: margin.millimetres, footer: style.footerHeight) {
+                (self.board, self.page, self.margin, self.origin) = (board, candidate, margin, origin)
+                return
+            }
+        }
+        throw MarkerKitError.invalidArgument(
+            "a ChArUco board of \(board.width) x \(board.height) does not fit on \(page) with a one-square white border and \(margin) margins")
+    }
+
+    static func place(_ board: CharucoBoard, on page: PageSize, margin: Double, footer: Double) -> (x: Double, y: Double)? {
+        let s = board.square.millimetres, width = board.width.millimetres, height = board.height.millimetres
+        let side = max(s, margin), top = max(s, margin)
+        let bottom = page.height.millimetres - margin - footer - s
+        guard width + 2 * side <= page.width.millimetres + 1e-9, bottom - top >= height - 1e-9 else { return nil }
+        return ((page.width.millimetres - width) / 2, top + (bottom - top - height) / 2)
+    }
+
+    public func document() -> SheetDocument {
+        let board = board, page = page, origin = origin, margin = margin
+        return SheetDocument(title: "MarkerKit ChArUco board \(board.summary)", pages: [
+            SheetDocument.Page(size: page) { canvas in
+                let s = board.square.millimetres
+                var blacks: [Rect] = []
+                for row in 0..<board.squaresY {
+                    for column in 0..<board.squaresX where !board.holdsMarker(column: column, row: row) {
+                        blacks.append(Rect(x: origin.x + Double(column) * s, y: origin.y + Double(row) * s, width: s, height: s))
+                    }
+                }
+                canvas.fill(blacks)
+                for marker in board.markers {
+                    let corner = marker.corners[0]
+                    canvas.drawMarker(board.dictionary.bits(for: marker.id),
+                                      in: Rect(x: origin.x + corner.x, y: origin.y + corner.y,
+                                               width: board.marker.millimetres, height: board.marker.millimetres))
+                }
+                let description = "\(MarkerKitVersion.generator) · ChArUco \(board.summary) · board \(board.width) x \(board.height) · \(page)"
+                canvas.drawFooter(page: page, margin: margin.millimetres, description: description)
+            },
+        ])
+    }
+}
