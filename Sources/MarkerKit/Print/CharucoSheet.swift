@@ -22,11 +22,8 @@ public struct CharucoSheet {
     }
 
     static func place(_ board: CharucoBoard, on page: PageSize, margin: Double, footer: Double) -> (x: Double, y: Double)? {
-        let s = board.square.millimetres, width = board.width.millimetres, height = board.height.millimetres
-        let side = max(s, margin), top = max(s, margin)
-        let bottom = page.height.millimetres - margin - footer - s
-        guard width + 2 * side <= page.width.millimetres + 1e-9, bottom - top >= height - 1e-9 else { return nil }
-        return ((page.width.millimetres - width) / 2, top + (bottom - top - height) / 2)
+        BoardPlacement.origin(width: board.width.millimetres, height: board.height.millimetres, square: board.square.millimetres,
+                              on: page, margin: margin, footer: footer)
     }
 
     public func document() -> SheetDocument {

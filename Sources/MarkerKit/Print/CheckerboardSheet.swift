@@ -58,14 +58,8 @@ public struct CheckerboardSheet {
 
     /// The board's origin on `page`, or nil when it does not fit.
     static func place(_ board: Checkerboard, on page: PageSize, margin: Double, style: SheetStyle) -> (x: Double, y: Double)? {
-        let s = board.square.millimetres
-        let width = board.width.millimetres, height = board.height.millimetres
-        let pageWidth = page.width.millimetres, pageHeight = page.height.millimetres
-        let side = max(s, margin)
-        let top = max(s, margin)
-        let bottom = pageHeight - margin - style.footerHeight - s
-        guard width + 2 * side <= pageWidth + 1e-9, bottom - top >= height - 1e-9 else { return nil }
-        return ((pageWidth - width) / 2, top + (bottom - top - height) / 2)
+        BoardPlacement.origin(width: board.width.millimetres, height: board.height.millimetres, square: board.square.millimetres,
+                              on: page, margin: margin, footer: style.footerHeight)
     }
 
     static func largestSquare(_ board: Checkerboard, on page: PageSize, margin: Double, style: SheetStyle) -> Double {
