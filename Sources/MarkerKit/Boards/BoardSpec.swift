@@ -1,7 +1,9 @@
 import Foundation
 
-/// The board spec file (`board.json`) written next to every generated checkerboard, so that calibration
-/// reads the board's geometry instead of having it retyped. Lengths carry their unit; MarkerKit writes mm.
+/// The board spec file (`board.json`) written next to every generated board, so that calibration reads
+/// the board's geometry instead of having it retyped. Lengths carry their unit; MarkerKit writes mm.
+/// `type` is `checkerboard` or `charuco`; a ChArUco board adds its marker size, dictionary, first ID and
+/// layout (`opencv`, or `opencv-legacy` for the pre-4.6 layout of even-row boards).
 public struct BoardSpec: FormattedJSONFile, Equatable, Sendable {
     public struct Count: Codable, Equatable, Sendable {
         public let columns: Int
@@ -35,8 +37,12 @@ public struct BoardSpec: FormattedJSONFile, Equatable, Sendable {
     public var innerCorners: Count
     public var squares: Count
     public var squareSize: Measure
-    /// The top-left square is black, as in OpenCV's sample pattern.
+    /// The top-left square is black, as in OpenCV's sample pattern (white for a legacy even-row ChArUco board).
     public var firstSquare = "black"
+    public var markerSize: Measure?
+    public var dictionary: String?
+    public var firstId: Int?
+    public var layout: String?
     public var page: Page
     /// Top-left corner of the board's outer edge on the page, from the page's top-left.
     public var boardOrigin: Origin
@@ -51,10 +57,42 @@ public struct BoardSpec: FormattedJSONFile, Equatable, Sendable {
         generator = MarkerKitVersion.generator
     }
 
+    /// A ChArUco board's spec.
+    public init(charuco board: CharucoBoard, page: PageSize, origin: (x: Double, y: Double)) {
+        innerCorners = Count(columns: board.squaresX - 1, rows: board.squaresY - 1)
+        squares = Count(columns: board.squaresX, rows: board.squaresY)
+        squareSize = Measure(value: board.square.millimetres, unit: "mm")
+        self.page = Page(name: page.name, width: page.width.millimetres, height: page.height.millimetres, unit: "mm")
+        boardOrigin = Origin(x: origin.x, y: origin.y, unit: "mm")
+        generator = MarkerKitVersion.generator
+        type = "charuco"
+        firstSquare = board.holdsMarker(column: 0, row: 0) ? "white" : "black"
+        markerSize = Measure(value: board.marker.millimetres, unit: "mm")
+        dictionary = board.dictionary.name
+        firstId = board.firstID
+        layout = board.legacy ? "opencv-legacy" : "opencv"
+    }
+
+    /// The ChArUco board this spec describes.
+    public func charucoBoard() throws -> CharucoBoard {
+        guard type == "charuco" else {
+            throw MarkerKitError.badInput("board type '\(type)' is not a ChArUco board")
+        }
+        guard let markerSize, let dictionary, let layout, ["opencv", "opencv-legacy"].contains(layout) else {
+            throw MarkerKitError.badInput("a ChArUco board spec needs marker_size, dictionary and layout (opencv or opencv-legacy)")
+        }
+        let square = try Length(parsing: "\(squareSize.value)\(squareSize.unit)", what: "square_size")
+        let marker = try Length(parsing: "\(markerSize.value)\(markerSize.unit)", what: "marker_size")
+        return try CharucoBoard(squaresX: squares.columns, squaresY: squares.rows, square: square, marker: marker,
+                                dictionary: MarkerDictionary.parse(dictionary), firstID: firstId ?? 0, legacy: layout == "opencv-legacy")
+    }
+
     /// The board this spec describes.
     public func checkerboard() throws -> Checkerboard {
         guard type == "checkerboard" else {
-            throw MarkerKitError.badInput("board type '\(type)' is not supported (only checkerboard)")
+            throw MarkerKitError.badInput(type == "charuco"
+                ? "this is a ChArUco board spec: calibrating from ChArUco boards is not supported yet (print a checkerboard)"
+                : "board type '\(type)' is not supported (checkerboard or charuco)")
         }
         let square = try Length(parsing: "\(squareSize.value)\(squareSize.unit)", what: "square_size")
         return try Checkerboard(innerColumns: innerCorners.columns, innerRows: innerCorners.rows, square: square)
@@ -67,7 +105,7 @@ public struct BoardSpec: FormattedJSONFile, Equatable, Sendable {
     /// A board spec from a file's bytes; `source` names the file in errors.
     public static func decode(_ data: Data, source: String) throws -> BoardSpec {
         let spec = try decodeFormatted(data, source: source)
-        _ = try spec.checkerboard()
+        if spec.type == "charuco" { _ = try spec.charucoBoard() } else { _ = try spec.checkerboard() }
         return spec
     }
 }

@@ -1,6 +1,7 @@
 /// A ChArUco board centred on a page: the chessboard's black squares and a marker in every white one,
-/// as OpenCV's `CharucoBoard::draw` lays them out, with a white border of at least one square and the
-/// footer (scale bar, board description) below it.
+/// as OpenCV's `CharucoBoard::draw` lays them out, inside the page margins, the footer (scale bar,
+/// board description) below it. Unlike a plain chessboard it needs no white border: only its inner
+/// corners are used, and every marker has the white of its own square around it.
 public struct CharucoSheet {
     public let board: CharucoBoard
     public let page: PageSize
@@ -18,13 +19,15 @@ public struct CharucoSheet {
             }
         }
         throw MarkerKitError.invalidArgument(
-            "a ChArUco board of \(board.width) x \(board.height) does not fit on \(page) with a one-square white border and \(margin) margins")
+            "a ChArUco board of \(board.width) x \(board.height) does not fit on \(page) with \(margin) margins and the footer")
     }
 
     static func place(_ board: CharucoBoard, on page: PageSize, margin: Double, footer: Double) -> (x: Double, y: Double)? {
-        BoardPlacement.origin(width: board.width.millimetres, height: board.height.millimetres, square: board.square.millimetres,
+        BoardPlacement.origin(width: board.width.millimetres, height: board.height.millimetres, border: 0,
                               on: page, margin: margin, footer: footer)
     }
+
+    public func spec() -> BoardSpec { BoardSpec(charuco: board, page: page, origin: origin) }
 
     public func document() -> SheetDocument {
         let board = board, page = page, origin = origin, margin = margin

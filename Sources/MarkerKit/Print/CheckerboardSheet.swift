@@ -58,7 +58,7 @@ public struct CheckerboardSheet {
 
     /// The board's origin on `page`, or nil when it does not fit.
     static func place(_ board: Checkerboard, on page: PageSize, margin: Double, style: SheetStyle) -> (x: Double, y: Double)? {
-        BoardPlacement.origin(width: board.width.millimetres, height: board.height.millimetres, square: board.square.millimetres,
+        BoardPlacement.origin(width: board.width.millimetres, height: board.height.millimetres, border: board.square.millimetres,
                               on: page, margin: margin, footer: style.footerHeight)
     }
 

@@ -31,6 +31,19 @@ struct InnerCorners {
     }
 }
 
+/// A board's squares, COLUMNSxROWS (5x7), 2-100 each.
+struct SquareCount {
+    let columns: Int, rows: Int
+
+    static func parse(_ text: String) throws -> SquareCount {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let columns = Int(parts[0]), let rows = Int(parts[1]), (2...100).contains(columns), (2...100).contains(rows) else {
+            throw MarkerKitError.invalidArgument("it is not COLUMNSxROWS of squares (2-100 each), such as 5x7")
+        }
+        return SquareCount(columns: columns, rows: rows)
+    }
+}
+
 /// Lengths with a unit (25mm, 1in): greater than zero (sizes), or not negative (margins, gaps).
 enum LengthArgument {
     static func positive(_ text: String) throws -> Length { try Length.positive(text) }
