@@ -30,6 +30,7 @@ import Testing
         (["--squares", "5x7", "--square", "20mm", "--marker", "15"], "'--marker <length>'"),
         (["--squares", "5x7", "--square", "20mm", "--marker", "15mm", "--dictionary", "5x5_50", "--first-id", "40"], "do not fit in DICT_5X5_50"),
         (["--squares", "5x7", "--square", "40mm", "--marker", "20mm"], "does not fit on A4"),
+        (["--squares", "5x7", "--square", "20mm", "--marker", "15mm", "--first-id=-1"], "first marker ID must be 0 or more"),
     ])
     func badValuesAreRefusedWithOneLineAndNoFile(arguments: [String], message: String) throws {
         let dir = try makeDirectory()

@@ -28,8 +28,9 @@ public struct CharucoBoard: Equatable, Sendable {
         guard marker.millimetres < square.millimetres else {
             throw MarkerKitError.invalidArgument("the marker (\(marker)) must be smaller than the square (\(square))")
         }
+        guard firstID >= 0 else { throw MarkerKitError.invalidArgument("the first marker ID must be 0 or more, not \(firstID)") }
         let count = Self.markerCount(squaresX: squaresX, squaresY: squaresY, legacy: legacy)
-        guard firstID >= 0, firstID + count <= dictionary.count else {
+        guard firstID + count <= dictionary.count else {
             throw MarkerKitError.invalidArgument(
                 "a \(squaresX)x\(squaresY) board needs \(count) markers: IDs \(firstID)-\(firstID + count - 1) do not fit in \(dictionary.name) (0-\(dictionary.count - 1))")
         }

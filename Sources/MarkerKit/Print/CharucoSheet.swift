@@ -33,14 +33,8 @@ public struct CharucoSheet {
         let board = board, page = page, origin = origin, margin = margin
         return SheetDocument(title: "MarkerKit ChArUco board \(board.summary)", pages: [
             SheetDocument.Page(size: page) { canvas in
-                let s = board.square.millimetres
-                var blacks: [Rect] = []
-                for row in 0..<board.squaresY {
-                    for column in 0..<board.squaresX where !board.holdsMarker(column: column, row: row) {
-                        blacks.append(Rect(x: origin.x + Double(column) * s, y: origin.y + Double(row) * s, width: s, height: s))
-                    }
-                }
-                canvas.fill(blacks)
+                canvas.fillSquares(columns: board.squaresX, rows: board.squaresY, side: board.square.millimetres,
+                                   origin: origin) { column, row in !board.holdsMarker(column: column, row: row) }
                 for marker in board.markers {
                     let corner = marker.corners[0]
                     canvas.drawMarker(board.dictionary.bits(for: marker.id),

@@ -42,14 +42,8 @@ public struct CheckerboardSheet {
         let board = board, page = page, origin = origin, margin = margin
         return SheetDocument(title: "MarkerKit checkerboard \(board.summary)", pages: [
             SheetDocument.Page(size: page) { canvas in
-                let s = board.square.millimetres
-                var blacks: [Rect] = []
-                for row in 0..<board.squareRows {
-                    for column in 0..<board.squareColumns where (row + column) % 2 == 0 {
-                        blacks.append(Rect(x: origin.x + Double(column) * s, y: origin.y + Double(row) * s, width: s, height: s))
-                    }
-                }
-                canvas.fill(blacks)
+                canvas.fillSquares(columns: board.squareColumns, rows: board.squareRows, side: board.square.millimetres,
+                                   origin: origin) { column, row in (row + column) % 2 == 0 }
                 let description = "\(MarkerKitVersion.generator) · checkerboard \(board.summary) · board \(board.width) x \(board.height) · \(page)"
                 canvas.drawFooter(page: page, margin: margin.millimetres, description: description)
             },

@@ -29,7 +29,7 @@ struct GenerateCharuco: ParsableCommand {
 
     @OptionGroup var dictionaryOption: DictionaryOption
 
-    @Option(help: ArgumentHelp("ID of the first marker (default: 0).", valueName: "id"))
+    @Option(help: ArgumentHelp("ID of the first marker.", valueName: "id"))
     var firstId = 0
 
     @Flag(help: "The layout of OpenCV before 4.6 for boards with an even number of rows.")
