@@ -1,6 +1,7 @@
 // OpenCV's aruco module (legacy 4.6 API) and its predefined dictionaries: the independent reference.
 #include <vector>
 #include <opencv2/aruco.hpp>
+#include <opencv2/aruco/charuco.hpp>
 #include <opencv2/imgproc.hpp>
 #include "bridge_error.hpp"
 
@@ -72,5 +73,41 @@ extern "C" int32_t cvb_threshold_pass(const uint8_t *gray, int32_t width, int32_
         cv::Mat out(height, width, CV_8UC1, binary);
         cv::threshold(cvb::gray_view(gray, width, height, stride), out, 0, 255, cv::THRESH_BINARY | cv::THRESH_OTSU);
         return BRIDGE_OK;
+    });
+}
+
+extern "C" int32_t cvb_charuco_interpolate(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+                                           int32_t squares_x, int32_t squares_y, double square, double marker,
+                                           int32_t dictionary_name, const double *camera_matrix, const double *distortion,
+                                           int32_t distortion_count, int32_t *ids, double *corners, int32_t capacity) {
+    return cvb::guarded("charuco detection", [&]() -> int32_t {
+        if (gray == nullptr || width <= 0 || height <= 0 || stride < width || ids == nullptr || corners == nullptr ||
+            !known_dictionary(dictionary_name) || squares_x < 2 || squares_y < 2 || !(marker > 0) || !(square > marker) ||
+            distortion_count < 0 || distortion_count > 14 || (distortion_count > 0 && distortion == nullptr))
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "charuco detection: bad argument");
+        cv::Mat image(height, width, CV_8UC1, const_cast<uint8_t *>(gray), static_cast<size_t>(stride));
+        const auto &d = dictionary(dictionary_name);
+        auto board = cv::aruco::CharucoBoard::create(squares_x, squares_y, float(square), float(marker), d);
+        std::vector<std::vector<cv::Point2f>> marker_corners;
+        std::vector<int> marker_ids;
+        cv::aruco::detectMarkers(image, d, marker_corners, marker_ids);
+        if (marker_ids.empty()) return 0;
+        std::vector<cv::Point2f> charuco_corners;
+        std::vector<int> charuco_ids;
+        if (camera_matrix != nullptr) {
+            cv::Mat k(3, 3, CV_64F, const_cast<double *>(camera_matrix));
+            cv::Mat dist = distortion_count > 0 ? cv::Mat(1, distortion_count, CV_64F, const_cast<double *>(distortion))
+                                                : cv::Mat::zeros(1, 5, CV_64F);
+            cv::aruco::interpolateCornersCharuco(marker_corners, marker_ids, image, board, charuco_corners, charuco_ids, k, dist);
+        } else {
+            cv::aruco::interpolateCornersCharuco(marker_corners, marker_ids, image, board, charuco_corners, charuco_ids);
+        }
+        const int32_t found = static_cast<int32_t>(charuco_ids.size());
+        for (int32_t i = 0; i < found && i < capacity; i++) {
+            ids[i] = charuco_ids[i];
+            corners[2 * i] = charuco_corners[i].x;
+            corners[2 * i + 1] = charuco_corners[i].y;
+        }
+        return found;
     });
 }

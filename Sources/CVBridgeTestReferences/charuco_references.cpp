@@ -30,30 +30,3 @@ extern "C" int32_t cvb_charuco_board_opencv(int32_t squares_x, int32_t squares_y
         return markers;
     });
 }
-
-extern "C" int32_t cvb_charuco_detect_opencv(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                             int32_t squares_x, int32_t squares_y, float square, float marker,
-                                             int32_t dictionary_name, int32_t *ids, float *corners, int32_t capacity) {
-    return bridge::guarded("charuco detection", [&]() -> int32_t {
-        if (gray == nullptr || width <= 0 || height <= 0 || stride < width || ids == nullptr || corners == nullptr)
-            return bridge::fail(BRIDGE_ERR_ARGUMENT, "charuco detection: bad image or output");
-        cv::Mat image(height, width, CV_8UC1, const_cast<uint8_t *>(gray), static_cast<size_t>(stride));
-        auto dictionary = cv::aruco::getPredefinedDictionary(dictionary_name);
-        auto board = cv::aruco::CharucoBoard::create(squares_x, squares_y, square, marker, dictionary);
-        std::vector<std::vector<cv::Point2f>> marker_corners;
-        std::vector<int> marker_ids;
-        cv::aruco::detectMarkers(image, dictionary, marker_corners, marker_ids);
-        if (marker_ids.empty()) return 0;
-        std::vector<cv::Point2f> charuco_corners;
-        std::vector<int> charuco_ids;
-        cv::aruco::interpolateCornersCharuco(marker_corners, marker_ids, image, board, charuco_corners, charuco_ids);
-        const int32_t found = static_cast<int32_t>(charuco_ids.size());
-        if (found > capacity) return bridge::fail(BRIDGE_ERR_ARGUMENT, "charuco detection: output too small");
-        for (int32_t i = 0; i < found; i++) {
-            ids[i] = charuco_ids[i];
-            corners[2 * i] = charuco_corners[i].x;
-            corners[2 * i + 1] = charuco_corners[i].y;
-        }
-        return found;
-    });
-}

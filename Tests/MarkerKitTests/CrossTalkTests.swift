@@ -42,7 +42,7 @@ import Testing
         case .foreignMarker(let cells, _, _, _):
             let opencv: OpenCVDictionary = cells.count == 16 ? .dict4x4_1000 : .dict6x6_1000
             return { try OpenCVArucoDetector(dictionary: opencv).detect(in: $0) }
-        case .checkerboard, .patches, .text, .paper: return { _ in [] }
+        case .checkerboard, .charuco, .patches, .text, .paper: return { _ in [] }
         }
     }
 

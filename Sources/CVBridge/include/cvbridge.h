@@ -61,6 +61,17 @@ typedef enum : int32_t {
 int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                          int32_t dictionary_name, cvb_aruco_mode mode, cvb_marker *out, int32_t capacity);
 
+/* OpenCV 4.6's ChArUco pipeline on a gray image: cv::aruco::detectMarkers (default parameters), then
+ * interpolateCornersCharuco for the board CharucoBoard::create makes of these sizes (board units) and
+ * dictionary. With `camera_matrix` NULL the corners come from local homographies of the markers; with a
+ * pinhole camera matrix (and `distortion_count` coefficients) from the board pose projected through it.
+ * Writes up to `capacity` corner IDs and image positions (x, y); returns how many corners were found
+ * (which may exceed capacity: call again with more room). */
+int32_t cvb_charuco_interpolate(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, int32_t squares_x,
+                                int32_t squares_y, double square, double marker, int32_t dictionary_name,
+                                const double *camera_matrix, const double *distortion, int32_t distortion_count,
+                                int32_t *ids, double *corners, int32_t capacity);
+
 /* One cv::threshold pass (Otsu) over a gray frame into `binary`: the floor for detector timings. */
 int32_t cvb_threshold_pass(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, uint8_t *binary);
 

@@ -50,14 +50,6 @@ int32_t cvb_charuco_board_opencv(int32_t squares_x, int32_t squares_y, float squ
                                  int32_t *ids, float *marker_corners, int32_t marker_capacity,
                                  float *chessboard_corners, int32_t corner_capacity, int32_t *corner_count);
 
-/* OpenCV 4.6's ChArUco detection on a gray image: cv::aruco::detectMarkers, then
- * interpolateCornersCharuco without a camera, for the board CharucoBoard::create makes of these sizes
- * (board units) and dictionary. Writes up to `capacity` corner IDs and image positions (x, y); returns
- * how many corners were found. */
-int32_t cvb_charuco_detect_opencv(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                                  int32_t squares_x, int32_t squares_y, float square, float marker, int32_t dictionary_name,
-                                  int32_t *ids, float *corners, int32_t capacity);
-
 #ifdef __cplusplus
 }
 #endif

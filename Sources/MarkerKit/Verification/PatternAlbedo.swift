@@ -11,6 +11,10 @@ struct PatternAlbedo {
     /// or dot size, the gap between patches, their levels or the ink's.
     private var columns = 0, rows = 0, halfWidth = 0.0, halfHeight = 0.0, step = 0.0, gap = 0.0
     private var levels: [Double] = []
+    /// ChArUco: each square's marker cells (empty for a black square), row-major by square, and the
+    /// marker's inset from its square's edge.
+    private var squareCells: [[Bool]] = []
+    private var inset = 0.0
 
     init(_ pattern: TargetPattern) {
         self.pattern = pattern
@@ -34,6 +38,17 @@ struct PatternAlbedo {
             squareColumns = board.squareColumns
             squareRows = board.squareRows
             square = board.square.millimetres
+        case .charuco(let board):
+            squareColumns = board.squaresX
+            squareRows = board.squaresY
+            square = board.square.millimetres
+            grid = 7
+            cell = board.marker.millimetres / 7
+            inset = (square - board.marker.millimetres) / 2
+            squareCells = [[Bool]](repeating: [], count: squareColumns * squareRows)
+            for marker in board.markers {
+                squareCells[marker.row * squareColumns + marker.column] = board.dictionary.bits(for: marker.id).printedCells
+            }
         case .patches(let c, let r, let patch, let gap, let levels):
             (columns, rows, step, self.gap, self.levels) = (c, r, patch, gap, levels)
             halfWidth = (Double(c) * (patch + gap) + gap) / 2
@@ -54,6 +69,7 @@ struct PatternAlbedo {
         switch pattern {
         case .marker, .foreignMarker: return (-paper, paper, -paper, paper)
         case .checkerboard: return (-2 * square, Double(squareColumns) * square, -2 * square, Double(squareRows) * square)
+        case .charuco: return (-square / 2, (Double(squareColumns) + 0.5) * square, -square / 2, (Double(squareRows) + 0.5) * square)
         case .patches, .text, .paper: return (-halfWidth, halfWidth, -halfHeight, halfHeight)
         }
     }
@@ -72,6 +88,18 @@ struct PatternAlbedo {
             guard i >= -1, i <= squareColumns, j >= -1, j <= squareRows else { return nil }
             guard i >= 0, i < squareColumns, j >= 0, j < squareRows else { return 1 }
             return (i + j) % 2 == 0 ? 0 : 1
+        case .charuco:
+            guard u >= -square / 2, v >= -square / 2, u <= (Double(squareColumns) + 0.5) * square,
+                  v <= (Double(squareRows) + 0.5) * square else { return nil }
+            let i = Int((u / square).rounded(.down)), j = Int((v / square).rounded(.down))
+            guard i >= 0, i < squareColumns, j >= 0, j < squareRows else { return 1 }
+            let cells = squareCells[j * squareColumns + i]
+            guard !cells.isEmpty else { return 0 }
+            // Marker cells from the top-left of the printed marker, rows down the board.
+            let column = Int(((u - Double(i) * square - inset) / cell).rounded(.down))
+            let row = Int(((v - Double(j) * square - inset) / cell).rounded(.down))
+            guard column >= 0, column < grid, row >= 0, row < grid else { return 1 }
+            return cells[row * grid + column] ? 1 : 0
         case .patches:
             guard abs(u) <= halfWidth, abs(v) <= halfHeight else { return nil }
             let x = u + halfWidth - gap, y = halfHeight - v - gap, pitch = step + gap

@@ -75,6 +75,10 @@ public enum TargetPattern: Sendable {
     /// A chessboard in OpenCV's calibration frame: the first inner corner at the origin, x along
     /// columns, y along rows; white paper one square beyond the board.
     case checkerboard(Checkerboard)
+    /// A ChArUco board in OpenCV's board frame: origin at the board's top-left outer corner, x along
+    /// columns, y along rows (down the printed board), the printed side towards -z; white paper half a
+    /// square beyond the board.
+    case charuco(CharucoBoard)
     /// Print beside markers, never in the truth. Each is drawn in the marker's frame (centre at the
     /// origin, x right, y up, printed side towards +z) and is nothing beyond its own rectangle.
     /// Gray patches in a grid, as a colour checker looks to a gray camera: `levels` row-major from the

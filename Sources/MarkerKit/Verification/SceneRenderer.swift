@@ -180,6 +180,12 @@ public final class SceneRenderer {
     /// outline encloses the target.
     private func lensRange(_ camera: CameraCalibration, key: String) throws -> Double {
         if let range = lensRanges[key] { return range }
+        let range = try Self.lensRange(camera)
+        lensRanges[key] = range
+        return range
+    }
+
+    static func lensRange(_ camera: CameraCalibration) throws -> Double {
         let steps = 400, limit = 4.0
         var range = limit
         for k in 0..<8 {
@@ -193,7 +199,6 @@ public final class SceneRenderer {
                 last = out
             }
         }
-        lensRanges[key] = range
         return range
     }
 
@@ -235,12 +240,12 @@ public final class SceneRenderer {
             h = Plane.invert(m)
             albedo = PatternAlbedo(target.pattern)
             // The camera (the origin) is on the printed side when it lies along the target's front normal:
-            // +z for a marker (OpenCV's marker frame) and print beside it, -z for a checkerboard (OpenCV's
-            // calibration frame).
+            // +z for a marker (OpenCV's marker frame) and print beside it, -z for a checkerboard or a ChArUco
+            // board (OpenCV's calibration frame).
             let towardsCamera = -(r[2] * t[0] + r[5] * t[1] + r[8] * t[2])
             switch target.pattern {
             case .marker, .foreignMarker, .patches, .text, .paper: facesCamera = towardsCamera > 0
-            case .checkerboard: facesCamera = towardsCamera < 0
+            case .checkerboard, .charuco: facesCamera = towardsCamera < 0
             }
         }
 

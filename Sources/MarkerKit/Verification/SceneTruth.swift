@@ -36,6 +36,32 @@ public enum SceneTruth {
         }
     }
 
+    /// A ChArUco board's chessboard corners in one render: corner IDs (OpenCV's) and image positions, for
+    /// the corners in front of the camera, within the lens's one-to-one range, that project inside the
+    /// image at least `margin` pixels from its edge.
+    public struct CharucoCorners: Sendable {
+        public let ids: [Int]
+        public let corners: [Point2]
+    }
+
+    /// The corners of every ChArUco target.
+    public static func charucoCorners(of scene: Scene, margin: Double = 0) throws -> [CharucoCorners] {
+        try scene.targets.compactMap { target in
+            guard case .charuco(let board) = target.pattern else { return nil }
+            let points = board.corners.map { ($0.x, $0.y, 0.0) }
+            let projected = try project(points, pose: target.pose, camera: scene.camera)
+            let range = try SceneRenderer.lensRange(scene.camera), r = target.pose.rotation, t = target.pose.tvec
+            let inside = projected.indices.filter {
+                let (u, v, _) = points[$0]
+                let x = r[0] * u + r[1] * v + t[0], y = r[3] * u + r[4] * v + t[1], z = r[6] * u + r[7] * v + t[2]
+                guard z > 0, (x * x + y * y).squareRoot() / z < range else { return false }
+                let p = projected[$0]
+                return p.x >= margin - 0.5 && p.y >= margin - 0.5 && p.x <= Double(scene.width) - 0.5 - margin && p.y <= Double(scene.height) - 0.5 - margin
+            }
+            return CharucoCorners(ids: inside, corners: inside.map { projected[$0] })
+        }
+    }
+
     /// cv::projectPoints (or its fisheye twin) of target points.
     public static func project(_ points: [(Double, Double, Double)], pose: Pose3D, camera: CameraCalibration) throws -> [Point2] {
         let object = points.flatMap { [$0.0, $0.1, $0.2] }

@@ -1,0 +1,154 @@
+import Foundation
+
+/// Finds a ChArUco board in an image: its markers with MarkerKit's marker detector, then each
+/// chessboard corner near them *in the image*. A corner's place is first predicted by a homography local
+/// to it (`CornerPrediction`), then found by fitting a model of a blurred corner (`XCornerFit`) to the
+/// pixels around it that belong to the four squares only, never to a marker. A corner is reported only
+/// when the image holds a corner there: enough contrast, a good fit, edges along the board's lines, and
+/// close to where it was predicted. Corners with no marker read next to them are predicted from the
+/// corners found around them, so a board whose markers are partly lost (blur, the image edge) still
+/// gives its corners.
+public struct CharucoDetector: Sendable {
+    public let board: CharucoBoard
+    public var markerDetector: MarkerDetector
+    /// Least contrast between the squares, gray levels (half the black-white difference).
+    public var minContrast = 6.0
+    /// Largest fit RMS as a fraction of the contrast.
+    public var maxResidual = 0.35
+    /// Largest angle (degrees) between a fitted edge and the board line predicted there.
+    public var maxEdgeAngle = 20.0
+    /// Largest distance from the prediction, as a fraction of a square's side.
+    public var maxShift = 0.25
+    /// Largest half size of the window fitted around a corner, pixels.
+    public var maxHalfWindow = 16.0
+
+    public init(board: CharucoBoard, markerDetector: MarkerDetector? = nil) {
+        self.board = board
+        self.markerDetector = markerDetector ?? MarkerDetector(dictionary: board.dictionary)
+    }
+
+    public func detect(in image: GrayImage) throws -> CharucoDetection {
+        let all = try markerDetector.detect(in: image)
+        let count = board.markers.count
+        var mine: [MarkerDetection] = [], foreign: [MarkerDetection] = []
+        var seen: [Int: Int] = [:]
+        for marker in all {
+            if marker.id >= board.firstID && marker.id < board.firstID + count { mine.append(marker); seen[marker.id, default: 0] += 1 } else { foreign.append(marker) }
+        }
+        // An ID read twice cannot be placed: neither copy is used.
+        mine.removeAll { seen[$0.id]! > 1 }
+        return CharucoDetection(corners: corners(in: image, markers: mine), markers: mine, foreignMarkers: foreign)
+    }
+
+    /// The board's corners found in `image` near `markers` (this board's, any detector's), by ID.
+    public func corners(in image: GrayImage, markers: [MarkerDetection]) -> [CharucoDetection.Corner] {
+        let prediction = CornerPrediction(board: board, markers: markers)
+        let total = (board.squaresX - 1) * (board.squaresY - 1)
+        var found: [Int: Point2] = [:]
+        var fit = XCornerFit()
+        for id in 0..<total {
+            guard let h = prediction.fromMarkers(corner: id) else { continue }
+            if let p = refine(id, homography: h, prediction: prediction, in: image, fit: &fit) { found[id] = p }
+        }
+        // Corners no read marker is near: from the corners found around them, repeated while it finds more.
+        var grew = !found.isEmpty
+        while grew {
+            grew = false
+            for id in 0..<total where found[id] == nil {
+                guard let h = prediction.fromCorners(corner: id, found: found),
+                      let p = refine(id, homography: h, prediction: prediction, in: image, fit: &fit) else { continue }
+                found[id] = p
+                grew = true
+            }
+        }
+        return found.keys.sorted().map { CharucoDetection.Corner(id: $0, point: found[$0]!) }
+    }
+
+    /// Corner `id` found in the image near where `homography` puts it, or nil when the image does not
+    /// show a corner there.
+    private func refine(_ id: Int, homography h: Homography, prediction: CornerPrediction, in image: GrayImage,
+                        fit: inout XCornerFit) -> Point2? {
+        let b = prediction.position(of: id)
+        let guess = h.map(b)
+        guard guess.x.isFinite, guess.y.isFinite, let back = h.inverse else { return nil }
+        let (du, dv) = h.jacobian(at: b)
+        // Pixels per board millimetre at the corner. The window: the square of half side `reach` about the
+        // corner (half a square at most) less the two markers that touch it, and a pixel and a half around
+        // them for blur. Those two markers sit in opposite squares, so the window is symmetric about the
+        // corner, as the corner itself is.
+        let pixelsPerMM = (abs(du.x * dv.y - du.y * dv.x)).squareRoot()
+        guard pixelsPerMM > 0 else { return nil }
+        let s = board.square.millimetres, keep = 1.5 / pixelsPerMM
+        let clear = (s - board.marker.millimetres) / 2 - keep
+        guard clear > 0 else { return nil }
+        var reach = min(s / 2 - keep, maxHalfWindow / pixelsPerMM)
+        // The window's extent in pixels, and kept inside the image (shrunk evenly about the corner).
+        let extent = reach * max(abs(du.x) + abs(dv.x), abs(du.y) + abs(dv.y))
+        let room = min(guess.x, guess.y, Double(image.width - 1) - guess.x, Double(image.height - 1) - guess.y) - 1
+        guard room > 1.5 else { return nil }
+        if extent > room { reach *= room / extent }
+        guard reach * pixelsPerMM >= 2.5 else { return nil }
+        // Which of the four squares about the corner hold a marker: (u > 0, v > 0) picks the square.
+        let columns = board.squaresX - 1, cx = id % columns, cy = id / columns
+        let marked = [(0, 0), (1, 0), (0, 1), (1, 1)].map { board.holdsMarker(column: cx + $0.0, row: cy + $0.1) }
+        func inWindow(_ u: Double, _ v: Double) -> Bool {
+            guard abs(u) < reach, abs(v) < reach else { return false }
+            return !marked[(u > 0 ? 1 : 0) + (v > 0 ? 2 : 0)] || min(abs(u), abs(v)) < clear
+        }
+        let span = Int((reach * max(abs(du.x) + abs(dv.x), abs(du.y) + abs(dv.y))).rounded(.up)) + 1
+        // The window: pixels within `reach` of the corner along both board axes. First about the prediction
+        // (through the local homography), then again about the corner found, along the edges found (the
+        // prediction can be off by a pixel or two where the lens bends the board most).
+        func window(centre: Point2, axes: (Point2, Point2)?) -> Bool {
+            fit.reset()
+            let x0 = max(0, Int(centre.x.rounded()) - span), x1 = min(image.width - 1, Int(centre.x.rounded()) + span)
+            let y0 = max(0, Int(centre.y.rounded()) - span), y1 = min(image.height - 1, Int(centre.y.rounded()) + span)
+            guard x0 <= x1, y0 <= y1 else { return false }
+            // With axes: board coordinates from the inverse of the affine map (u, v) -> centre + u a + v b.
+            let inverse: (Double, Double, Double, Double)? = axes.flatMap { a, b in
+                let det = a.x * b.y - a.y * b.x
+                return abs(det) > 1e-12 ? (b.y / det, -b.x / det, -a.y / det, a.x / det) : nil
+            }
+            for y in y0...y1 {
+                for x in x0...x1 {
+                    let u: Double, v: Double
+                    if let m = inverse {
+                        let dx = Double(x) - centre.x, dy = Double(y) - centre.y
+                        (u, v) = (m.0 * dx + m.1 * dy, m.2 * dx + m.3 * dy)
+                    } else {
+                        let q = back.map(Point2(x: Double(x), y: Double(y)))
+                        (u, v) = (q.x - b.x, q.y - b.y)
+                    }
+                    guard inWindow(u, v) else { continue }
+                    fit.add(x: x, y: y, value: image.pixels[y * image.width + x])
+                }
+            }
+            return true
+        }
+        guard window(centre: guess, axes: nil), var r = fit.fit(from: guess, edges: (du, dv), blur: 0.7) else { return nil }
+        // The fitted edges as board axes: each edge's direction, scaled as the homography scales the
+        // board axis it lies along.
+        let edges = [r.angles.0, r.angles.1].map { Point2(x: -sin($0), y: cos($0)) }
+        func aligned(_ e: Point2, _ axis: Point2) -> Point2 {
+            let length = (axis.x * axis.x + axis.y * axis.y).squareRoot(), dot = e.x * axis.x + e.y * axis.y
+            return Point2(x: (dot < 0 ? -e.x : e.x) * length, y: (dot < 0 ? -e.y : e.y) * length)
+        }
+        let firstAlongU = abs(edges[0].x * du.x + edges[0].y * du.y) / du.distance(to: Point2(x: 0, y: 0))
+            >= abs(edges[1].x * du.x + edges[1].y * du.y) / du.distance(to: Point2(x: 0, y: 0))
+        let axes = firstAlongU ? (aligned(edges[0], du), aligned(edges[1], dv)) : (aligned(edges[1], du), aligned(edges[0], dv))
+        if r.point.distance(to: guess) < Double(span), window(centre: r.point, axes: axes),
+           let again = fit.fit(from: r.point, edges: axes, blur: r.blur) {
+            r = again
+        }
+        // The image must hold a corner: contrast, fit, edges along the board's lines, near the prediction.
+        let contrast = abs(r.contrast)
+        guard contrast >= minContrast, r.rms <= maxResidual * contrast, r.blur < reach * pixelsPerMM else { return nil }
+        guard r.point.distance(to: guess) <= maxShift * s * pixelsPerMM else { return nil }
+        let normals = [r.angles.0, r.angles.1].map { Point2(x: cos($0), y: sin($0)) }
+        let limit = cos((90 - maxEdgeAngle) * Double.pi / 180)
+        func along(_ n: Point2, _ e: Point2) -> Double { abs(n.x * e.x + n.y * e.y) / (e.x * e.x + e.y * e.y).squareRoot() }
+        // Each fitted edge lies along one board line: its normal is near-perpendicular to that line's direction.
+        let fits = (along(normals[0], du) <= limit && along(normals[1], dv) <= limit) || (along(normals[0], dv) <= limit && along(normals[1], du) <= limit)
+        return fits ? r.point : nil
+    }
+}

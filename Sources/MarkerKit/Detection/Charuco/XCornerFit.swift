@@ -1,0 +1,141 @@
+import Foundation
+
+/// Finds a chessboard corner (where two black and two white squares meet) in the image by fitting a
+/// model of it to the pixels around a guess: two straight edges through the corner point, blurred by a
+/// Gaussian, `m + c * erf(d1 / (σ√2)) * erf(d2 / (σ√2))` with d1, d2 the signed distances to the edges.
+/// Nine parameters (the point, the two edge directions, each edge's curvature, mean, contrast, blur)
+/// are solved by Levenberg-Marquardt; the curvature lets the edges bend as a strong lens bends them near
+/// the image corners, where straight edges would pull the point towards the inside of the bend. The model is exact for a blurred corner whose edges are perpendicular, and for
+/// any angle it is symmetric about the corner as the corner itself is, so on a window centred on the
+/// corner its misfit does not move the point. Only pixels the caller chose are used: none of a marker
+/// next to the corner.
+struct XCornerFit {
+    struct Result {
+        var point: Point2
+        /// Edge normals' angles (radians).
+        var angles: (Double, Double)
+        var mean: Double
+        var contrast: Double
+        var blur: Double
+        /// RMS of the residuals, gray levels.
+        var rms: Double
+    }
+
+    /// The blur is held at or above what a pixel's own area gives an edge (a box of one pixel has the
+    /// spread of a Gaussian of σ 0.29): below it the model can fit a sharp render's mixed pixels with an
+    /// edge snapped between pixels.
+    let minimumBlur = 0.3
+
+    /// Pixel coordinates and their gray values.
+    var xs: [Double] = [], ys: [Double] = [], values: [Double] = []
+
+    mutating func reset() {
+        xs.removeAll(keepingCapacity: true)
+        ys.removeAll(keepingCapacity: true)
+        values.removeAll(keepingCapacity: true)
+    }
+
+    mutating func add(x: Int, y: Int, value: UInt8) {
+        xs.append(Double(x))
+        ys.append(Double(y))
+        values.append(Double(value))
+    }
+
+    /// Fits from a start point and the two edges' directions there (any length); nil when the solve
+    /// fails.
+    func fit(from start: Point2, edges: (Point2, Point2), blur: Double, iterations: Int = 30) -> Result? {
+        guard xs.count >= 36 else { return nil }
+        // Parameters: x0, y0, normal angle 1, normal angle 2, mean, contrast, sigma, curvature 1, curvature 2.
+        var q = [start.x, start.y, atan2(edges.0.x, -edges.0.y), atan2(edges.1.x, -edges.1.y), 0, 0, max(blur, 0.4), 0, 0]
+        // Mean and contrast for the start geometry: a linear least-squares fit.
+        var s1 = 0.0, sg = 0.0, sgg = 0.0, sv = 0.0, sgv = 0.0
+        for k in xs.indices {
+            let g = basis(k, q)
+            s1 += 1; sg += g; sgg += g * g; sv += values[k]; sgv += g * values[k]
+        }
+        let det = s1 * sgg - sg * sg
+        guard abs(det) > 1e-9 else { return nil }
+        q[4] = (sgg * sv - sg * sgv) / det
+        q[5] = (s1 * sgv - sg * sv) / det
+        var cost = self.cost(q)
+        var lambda = 1e-3
+        let n = 9
+        var jtj = [Double](repeating: 0, count: n * n), jtr = [Double](repeating: 0, count: n), row = [Double](repeating: 0, count: n)
+        for _ in 0..<iterations {
+            for i in 0..<(n * n) { jtj[i] = 0 }
+            for i in 0..<n { jtr[i] = 0 }
+            let (c1, s1a, c2, s2a) = (cos(q[2]), sin(q[2]), cos(q[3]), sin(q[3]))
+            let sigma = q[6], k = 1 / (sigma * 2.squareRoot()), slope = (2 / Double.pi).squareRoot() / sigma
+            for i in xs.indices {
+                let dx = xs[i] - q[0], dy = ys[i] - q[1]
+                // Along each edge (t) and across it (d), the edge bent by its curvature: d + kappa t^2.
+                let t1 = -s1a * dx + c1 * dy, t2 = -s2a * dx + c2 * dy
+                let d1 = c1 * dx + s1a * dy + q[7] * t1 * t1, d2 = c2 * dx + s2a * dy + q[8] * t2 * t2
+                let g1 = erf(d1 * k), g2 = erf(d2 * k)
+                let h1 = slope * exp(-d1 * d1 * k * k), h2 = slope * exp(-d2 * d2 * k * k)
+                let c = q[5], a1 = h1 * g2, a2 = g1 * h2
+                let n1 = c1 * dx + s1a * dy, n2 = c2 * dx + s2a * dy
+                row[0] = c * (a1 * (-c1 + 2 * q[7] * t1 * s1a) + a2 * (-c2 + 2 * q[8] * t2 * s2a))
+                row[1] = c * (a1 * (-s1a - 2 * q[7] * t1 * c1) + a2 * (-s2a - 2 * q[8] * t2 * c2))
+                row[2] = c * a1 * (t1 - 2 * q[7] * t1 * n1)
+                row[3] = c * a2 * (t2 - 2 * q[8] * t2 * n2)
+                row[4] = 1
+                row[5] = g1 * g2
+                row[6] = c * (-a1 * d1 / sigma - a2 * d2 / sigma)
+                row[7] = c * a1 * t1 * t1
+                row[8] = c * a2 * t2 * t2
+                let r = values[i] - (q[4] + c * g1 * g2)
+                for a in 0..<n {
+                    jtr[a] += row[a] * r
+                    for b in a..<n { jtj[n * a + b] += row[a] * row[b] }
+                }
+            }
+            for a in 0..<n { for b in 0..<a { jtj[n * a + b] = jtj[n * b + a] } }
+            var improved = false
+            for _ in 0..<8 {
+                var damped = jtj
+                for a in 0..<n { damped[(n + 1) * a] += lambda * max(jtj[(n + 1) * a], 1e-9) }
+                guard let step = LinearSystem.solve(damped, jtr, size: n) else { lambda *= 10; continue }
+                var trial = q
+                for a in 0..<n { trial[a] += step[a] }
+                trial[6] = max(minimumBlur, min(trial[6], 20))
+                let trialCost = self.cost(trial)
+                if trialCost < cost {
+                    let moved = abs(step[0]) + abs(step[1])
+                    q = trial
+                    cost = trialCost
+                    lambda = max(lambda / 10, 1e-9)
+                    improved = true
+                    if moved < 1e-5 { return result(q, cost) }
+                    break
+                }
+                lambda *= 10
+            }
+            if !improved { break }
+        }
+        return result(q, cost)
+    }
+
+    private func result(_ q: [Double], _ cost: Double) -> Result? {
+        guard q.allSatisfy(\.isFinite) else { return nil }
+        return Result(point: Point2(x: q[0], y: q[1]), angles: (q[2], q[3]), mean: q[4], contrast: q[5], blur: q[6],
+                      rms: (cost / Double(xs.count)).squareRoot())
+    }
+
+    @inline(__always)
+    private func basis(_ i: Int, _ q: [Double]) -> Double {
+        let dx = xs[i] - q[0], dy = ys[i] - q[1], k = 1 / (q[6] * 2.squareRoot())
+        let (c1, s1, c2, s2) = (cos(q[2]), sin(q[2]), cos(q[3]), sin(q[3]))
+        let t1 = -s1 * dx + c1 * dy, t2 = -s2 * dx + c2 * dy
+        return erf((c1 * dx + s1 * dy + q[7] * t1 * t1) * k) * erf((c2 * dx + s2 * dy + q[8] * t2 * t2) * k)
+    }
+
+    private func cost(_ q: [Double]) -> Double {
+        var sum = 0.0
+        for i in xs.indices {
+            let r = values[i] - (q[4] + q[5] * basis(i, q))
+            sum += r * r
+        }
+        return sum
+    }
+}
