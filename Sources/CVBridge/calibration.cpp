@@ -11,7 +11,7 @@ namespace {
 // not give: the Gauss-Newton covariance sigma^2 (J^T J)^-1 at the solution, with each view's pose
 // eliminated by its Schur complement, and sigma^2 from the residuals over the degrees of freedom (as
 // calibrateCamera computes its own).
-void fisheye_std_deviations(const std::vector<cv::Point3d> &board, const std::vector<std::vector<cv::Point2d>> &images,
+void fisheye_std_deviations(const std::vector<std::vector<cv::Point3d>> &boards, const std::vector<std::vector<cv::Point2d>> &images,
                             const std::vector<cv::Mat> &r, const std::vector<cv::Mat> &t, const cv::Mat &k,
                             const cv::Mat &d, double *std_out) {
     cv::Mat S = cv::Mat::zeros(8, 8, CV_64F);
@@ -20,7 +20,7 @@ void fisheye_std_deviations(const std::vector<cv::Point3d> &board, const std::ve
     for (size_t v = 0; v < images.size(); ++v) {
         std::vector<cv::Point2d> projected;
         cv::Mat jacobian;
-        cv::fisheye::projectPoints(board, projected, r[v], t[v], k, d, 0, jacobian);
+        cv::fisheye::projectPoints(boards[v], projected, r[v], t[v], k, d, 0, jacobian);
         cv::Mat ji = jacobian.colRange(0, 8), je = jacobian.colRange(8, 14);
         cv::Mat A = ji.t() * ji, B = ji.t() * je, D = je.t() * je;
         S += A - B * D.inv(cv::DECOMP_SVD) * B.t();
@@ -43,45 +43,53 @@ cv::Mat row(const double *d, int32_t n) {
 }
 } // namespace
 
-extern "C" int32_t cvb_calibrate(const double *object_points, int32_t points, const double *image_points,
+extern "C" int32_t cvb_calibrate(const double *object_points, const int32_t *view_points, const double *image_points,
                                  int32_t views, int32_t width, int32_t height, cvb_model model, cvb_calibration_options options,
-                                 cvb_calibration *out, double *rvecs, double *tvecs, double *per_view_rms) {
+                                 const cvb_calibration *guess, cvb_calibration *out, double *rvecs, double *tvecs,
+                                 double *per_view_rms) {
     return cvb::guarded("calibrate", [&]() -> int32_t {
-        if (object_points == nullptr || image_points == nullptr || out == nullptr || rvecs == nullptr ||
-            tvecs == nullptr || per_view_rms == nullptr || points < 4 || views < 1 || width <= 0 || height <= 0 ||
-            model < 0 || model > 2)
+        if (object_points == nullptr || view_points == nullptr || image_points == nullptr || out == nullptr || rvecs == nullptr ||
+            tvecs == nullptr || per_view_rms == nullptr || views < 1 || width <= 0 || height <= 0 || model < 0 || model > 2)
             return cvb::fail(BRIDGE_ERR_ARGUMENT, "calibrate: bad argument");
-        *out = cvb_calibration{};
-        std::vector<cv::Point3f> board;
-        for (int32_t i = 0; i < points; ++i)
-            board.emplace_back(float(object_points[3 * i]), float(object_points[3 * i + 1]), float(object_points[3 * i + 2]));
-        std::vector<std::vector<cv::Point3f>> objects(views, board);
-        std::vector<std::vector<cv::Point2f>> images(views);
         for (int32_t v = 0; v < views; ++v)
-            for (int32_t i = 0; i < points; ++i) {
-                const double *p = image_points + 2 * (size_t(v) * points + i);
+            if (view_points[v] < 4) return cvb::fail(BRIDGE_ERR_ARGUMENT, "calibrate: a view with fewer than 4 points");
+        const cvb_calibration start = guess != nullptr ? *guess : cvb_calibration{};
+        *out = cvb_calibration{};
+        std::vector<std::vector<cv::Point3f>> objects(views);
+        std::vector<std::vector<cv::Point2f>> images(views);
+        size_t at = 0;
+        for (int32_t v = 0; v < views; ++v)
+            for (int32_t i = 0; i < view_points[v]; ++i, ++at) {
+                const double *o = object_points + 3 * at, *p = image_points + 2 * at;
+                objects[v].emplace_back(float(o[0]), float(o[1]), float(o[2]));
                 images[v].emplace_back(float(p[0]), float(p[1]));
             }
         const cv::Size size(width, height);
         cv::Mat k = cv::Mat::eye(3, 3, CV_64F), d;
         std::vector<cv::Mat> r, t;
         int flags = 0;
+        if (guess != nullptr) {
+            k = matrix3(start.camera_matrix);
+            d = cv::Mat(1, start.distortion_count, CV_64F, const_cast<double *>(start.distortion)).clone();
+        }
         if (model == CVB_MODEL_FISHEYE) {
             flags = cv::fisheye::CALIB_RECOMPUTE_EXTRINSIC | cv::fisheye::CALIB_FIX_SKEW;
+            if (guess != nullptr) flags |= cv::fisheye::CALIB_USE_INTRINSIC_GUESS;
             if (options & CVB_CALIB_FIX_ASPECT) return cvb::fail(BRIDGE_ERR_ARGUMENT, "the fisheye model cannot fix the aspect ratio");
             std::vector<std::vector<cv::Point3d>> objects64(views);
             std::vector<std::vector<cv::Point2d>> images64(views);
             for (int32_t v = 0; v < views; ++v) {
-                for (const auto &p : board) objects64[v].emplace_back(p.x, p.y, p.z);
+                for (const auto &p : objects[v]) objects64[v].emplace_back(p.x, p.y, p.z);
                 for (const auto &p : images[v]) images64[v].emplace_back(p.x, p.y);
             }
-            d = cv::Mat::zeros(1, 4, CV_64F);
+            if (guess == nullptr || d.total() != 4) d = cv::Mat::zeros(1, 4, CV_64F);
             out->rms = cv::fisheye::calibrate(objects64, images64, size, k, d, r, t, flags,
                                               cv::TermCriteria(cv::TermCriteria::COUNT + cv::TermCriteria::EPS, 100, 1e-12));
-            fisheye_std_deviations(objects64[0], images64, r, t, k, d, out->std_deviations);
+            fisheye_std_deviations(objects64, images64, r, t, k, d, out->std_deviations);
             out->std_count = 8;
         } else {
             if (model == CVB_MODEL_OPENCV8) flags |= cv::CALIB_RATIONAL_MODEL;
+            if (guess != nullptr) flags |= cv::CALIB_USE_INTRINSIC_GUESS;
             if (options & CVB_CALIB_FIX_ASPECT) flags |= cv::CALIB_FIX_ASPECT_RATIO;
             if (options & CVB_CALIB_ZERO_TANGENT) flags |= cv::CALIB_ZERO_TANGENT_DIST;
             cv::Mat std_intrinsics, std_extrinsics, per_view;
@@ -108,17 +116,17 @@ extern "C" int32_t cvb_calibrate(const double *object_points, int32_t points, co
             }
             std::vector<cv::Point2d> projected;
             std::vector<cv::Point3d> board64;
-            for (const auto &p : board) board64.emplace_back(p.x, p.y, p.z);
+            for (const auto &p : objects[v]) board64.emplace_back(p.x, p.y, p.z);
             if (model == CVB_MODEL_FISHEYE)
                 cv::fisheye::projectPoints(board64, projected, rv, tv, k, d);
             else
                 cv::projectPoints(board64, rv, tv, k, d, projected);
             double sum = 0;
-            for (int32_t i = 0; i < points; ++i) {
+            for (size_t i = 0; i < projected.size(); ++i) {
                 const double dx = projected[i].x - images[v][i].x, dy = projected[i].y - images[v][i].y;
                 sum += dx * dx + dy * dy;
             }
-            per_view_rms[v] = std::sqrt(sum / points);
+            per_view_rms[v] = std::sqrt(sum / double(projected.size()));
         }
         return BRIDGE_OK;
     });

@@ -3,7 +3,7 @@ import Testing
 @testable import MarkerKit
 
 /// `generate charuco`: the sheet and its board spec, which reads back as the same board; bad values
-/// refused with one line; a ChArUco spec given to calibrate is refused clearly until it is supported.
+/// refused with one line; calibrate and detect with ChArUco renders, and the bad inputs of issue 18.
 @Suite struct CharucoCLITests {
     @Test func generateWritesTheSheetAndASpecThatReadsBackAsTheSameBoard() throws {
         let dir = try makeDirectory()
@@ -20,8 +20,6 @@ import Testing
         #expect(try spec.charucoBoard() == expected)
         let again = try CLI.run(["generate", "charuco", "--squares", "6x8", "--square", "25mm", "--marker", "18mm", "-o", "c.pdf"], in: dir)
         #expect(again.status == 73 && again.stderr.contains("exists: add --force"), "\(again.stderr)")
-        let calibrate = try CLI.run(["calibrate", "c.pdf", "--board", "c.json", "--name", "x"], in: dir)
-        #expect(calibrate.status == 65 && calibrate.stderr.contains("ChArUco board spec"), "\(calibrate.stderr)")
     }
 
     @Test(arguments: [
@@ -39,5 +37,75 @@ import Testing
         #expect(result.status == 64, "\(arguments): \(result.stderr)")
         #expect(result.stderr.contains(message) && result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
+
+    static func png(_ image: GrayImage) throws -> Data {
+        try Frame(width: image.width, height: image.height, stride: image.width, format: .gray8, bytes: image.pixels).encoded(as: "png")
+    }
+
+    static let board = try! CharucoBoard(squaresX: 10, squaresY: 7, square: .mm(30), marker: .mm(22))
+
+    /// Eight 800x600 renders of the board, each leaving part of it outside the image, and its spec.
+    static func renders(in dir: URL) throws -> CameraCalibration {
+        let camera = BuiltInCamera.webcam(width: 800, height: 600)
+        let scenes = try CharucoViews(board: board, camera: camera, width: 800, height: 600, partial: true).scenes(count: 8, seed: 11)
+        let renderer = SceneRenderer()
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("views"), withIntermediateDirectories: true)
+        for (i, scene) in scenes.enumerated() {
+            try Self.png(renderer.render(scene)).write(to: dir.appendingPathComponent(String(format: "views/view_%02d.png", i)))
+        }
+        let page = PageSize(name: "A3", width: .mm(297), height: .mm(420))
+        try BoardSpec(charuco: board, page: page, origin: (0, 0)).encoded().write(to: dir.appendingPathComponent("board.json"))
+        for (name, other) in [("wrong-dictionary", try CharucoBoard(squaresX: 10, squaresY: 7, square: .mm(30), marker: .mm(22), dictionary: .dict5x5_100)),
+                              ("other-board", try CharucoBoard(squaresX: 10, squaresY: 7, square: .mm(30), marker: .mm(22), firstID: 200)),
+                              ("wrong-squares", try CharucoBoard(squaresX: 7, squaresY: 10, square: .mm(30), marker: .mm(22)))] {
+            try BoardSpec(charuco: other, page: page, origin: (0, 0)).encoded().write(to: dir.appendingPathComponent("\(name).json"))
+        }
+        return camera
+    }
+
+    @Test func calibrateAndDetectReadChArUcoViewsThatLeaveTheImage() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let truth = try Self.renders(in: dir)
+        let result = try CLI.run(["calibrate", "views", "--board", "board.json", "-o", "cal.json", "--report", "report.pdf"], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("calibrated from 8 of 8 images"), "\(result.stdout)")
+        let calibration = try CameraCalibration.read(from: dir.appendingPathComponent("cal.json"))
+        for (estimate, real) in [(calibration.fx, truth.fx), (calibration.fy, truth.fy), (calibration.cx, truth.cx), (calibration.cy, truth.cy)] {
+            #expect(abs(estimate - real) / real < 0.002, "\(estimate) vs \(real)")
+        }
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("report.pdf").path))
+        let detect = try CLI.run(["detect", "views/view_00.png", "--board", "board.json", "--json", "-"], in: dir)
+        #expect(detect.status == 0, "\(detect.stderr)")
+        let report = try JSONDecoder().decode(DetectionReport.self, from: Data(detect.stdout.utf8))
+        let corners = try #require(report.frames.first?.board)
+        #expect(corners.type == "charuco" && corners.total == 54 && corners.corners.count >= 12)
+    }
+
+    @Test func aSpecThatDoesNotMatchTheImagesIsRefusedWithOneLineAndNothingStored() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        _ = try Self.renders(in: dir)
+        try Data("{\"format\": \"markerkit-board\", \"type\": \"charuco\"}".utf8).write(to: dir.appendingPathComponent("malformed.json"))
+        for (spec, message) in [("wrong-dictionary.json", "no image shows the 10x7 ChArUco board (DICT_5X5_100"),
+                                ("other-board.json", "no image shows the 10x7 ChArUco board (DICT_ARUCO_ORIGINAL from ID 200"),
+                                ("wrong-squares.json", " shows the "),
+                                ("malformed.json", "malformed.json")] {
+            let result = try CLI.run(["calibrate", "views", "--board", spec, "-o", "cal.json"], in: dir)
+            #expect([65, 66].contains(result.status), "\(spec): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains(message) && result.stderr.split(separator: "\n").count == 1, "\(spec): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("cal.json").path))
+        }
+        // Too few corners: a view of a corner of the board alone.
+        let camera = BuiltInCamera.webcam(width: 800, height: 600)
+        // The board's top-left corner near the image's bottom-right: 4 of its corners in the image.
+        let pose = Pose3D(rvec: [0, 0, 0], tvec: [119, 74, 300])
+        let image = try SceneRenderer().render(Scene(camera: camera, width: 800, height: 600, targets: [Target(pattern: .charuco(Self.board), pose: pose)]))
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("few"), withIntermediateDirectories: true)
+        for i in 0..<3 { try Self.png(image).write(to: dir.appendingPathComponent("few/\(i).png")) }
+        let few = try CLI.run(["calibrate", "few", "--board", "board.json", "-o", "cal.json"], in: dir)
+        #expect(few.status == 65 && few.stderr.contains("6 or more corners"), "\(few.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("cal.json").path))
     }
 }

@@ -132,12 +132,15 @@ typedef struct cvb_calibration {
     int32_t flags;              /* the OpenCV flags used */
 } cvb_calibration;
 
-/* Calibrates from `views` views of the same planar target: `object_points` holds the target's `points`
- * 3D points (x y z, once), `image_points` holds views * points 2D points (x y). `rvecs`/`tvecs` receive
- * 3 * views doubles each, `per_view_rms` views doubles. */
-int32_t cvb_calibrate(const double *object_points, int32_t points, const double *image_points, int32_t views,
-                      int32_t width, int32_t height, cvb_model model, cvb_calibration_options options, cvb_calibration *out,
-                      double *rvecs, double *tvecs, double *per_view_rms);
+/* Calibrates from `views` views of a planar target, each seeing `view_points[v]` of its points (at least
+ * 4; a whole chessboard in every view, or the part of a ChArUco board each view shows): `object_points`
+ * holds each view's 3D points (x y z) one view after the other, `image_points` their 2D points (x y) in
+ * the same order. `rvecs`/`tvecs` receive 3 * views doubles each, `per_view_rms` views doubles. With
+ * `guess` (a previous result of the same model) the solve starts from its camera matrix and distortion
+ * (CALIB_USE_INTRINSIC_GUESS) instead of OpenCV's distortion-free start. */
+int32_t cvb_calibrate(const double *object_points, const int32_t *view_points, const double *image_points, int32_t views,
+                      int32_t width, int32_t height, cvb_model model, cvb_calibration_options options,
+                      const cvb_calibration *guess, cvb_calibration *out, double *rvecs, double *tvecs, double *per_view_rms);
 
 /* Projects object points for a pose with a pinhole (models 0, 1) or fisheye (2) camera. */
 int32_t cvb_project_model(const double *object_points, int32_t count, const double *rvec, const double *tvec,

@@ -87,6 +87,11 @@ public struct BoardSpec: FormattedJSONFile, Equatable, Sendable {
                                 dictionary: MarkerDictionary.parse(dictionary), firstID: firstId ?? 0, legacy: layout == "opencv-legacy")
     }
 
+    /// The board this spec describes, of either kind, for calibration.
+    public func calibrationTarget() throws -> CalibrationTarget {
+        type == "charuco" ? .charuco(try charucoBoard()) : .checkerboard(try checkerboard())
+    }
+
     /// The board this spec describes.
     public func checkerboard() throws -> Checkerboard {
         guard type == "checkerboard" else {

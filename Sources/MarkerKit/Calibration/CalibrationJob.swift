@@ -53,7 +53,11 @@ public struct CalibrationJob {
     public var jobs = 1
 
     public init(board: Checkerboard, images: [URL], name: String) {
-        calibrator = Calibrator(board: board)
+        self.init(target: .checkerboard(board), images: images, name: name)
+    }
+
+    public init(target: CalibrationTarget, images: [URL], name: String) {
+        calibrator = Calibrator(target: target)
         self.images = images
         self.name = name
     }

@@ -11,10 +11,11 @@ public struct CalibrationReport {
     /// Reprojection residuals (projected - observed) per used view, in pixels.
     public func residuals() throws -> [[(dx: Double, dy: Double, x: Double, y: Double)]] {
         let c = result.calibration
-        let object = result.boardPoints.flatMap { [$0.0, $0.1, $0.2] }
         return try result.used.map { view in
-            var projected = [Double](repeating: 0, count: 2 * result.boardPoints.count)
-            try Bridge.check(cvb_project_model(object, Int32(result.boardPoints.count), view.rvec, view.tvec, c.cameraMatrix, c.distortion,
+            // The board points this view saw (all of a chessboard, part of a ChArUco board).
+            let object = view.cornerIDs.flatMap { [result.boardPoints[$0].0, result.boardPoints[$0].1, result.boardPoints[$0].2] }
+            var projected = [Double](repeating: 0, count: 2 * view.cornerIDs.count)
+            try Bridge.check(cvb_project_model(object, Int32(view.cornerIDs.count), view.rvec, view.tvec, c.cameraMatrix, c.distortion,
                                                Int32(c.distortion.count), c.bridgeModel, &projected))
             return view.corners.enumerated().map { i, p in (projected[2 * i] - p.x, projected[2 * i + 1] - p.y, p.x, p.y) }
         }
@@ -59,7 +60,20 @@ public struct CalibrationReport {
                     canvas.text("\(view.file): \(view.reason)", x: 18, baseline: y, size: 2.8, maxWidth: 175, color: .gray(0.3))
                 }
                 if skipped.count > 8 { y += 4.5; canvas.text("... and \(skipped.count - 8) more", x: 18, baseline: y, size: 2.8) }
-                Self.perViewBars(canvas, Rect(x: 25, y: max(y + 12, 150), width: 170, height: 110), views: used,
+                // Which corners each view gave (a ChArUco view may show any part of the board).
+                let total = result.boardPoints.count
+                if used.contains(where: { $0.cornerIDs.count < total }) {
+                    y += 7
+                    canvas.text("Corners each view contributed (of \(total), by corner ID)", x: 15, baseline: y, size: 3.2, bold: true)
+                    for view in used.prefix(12) {
+                        y += 4.5
+                        canvas.text("\((view.file as NSString).lastPathComponent): \(view.cornerIDs.count) corners, IDs \(Self.ranges(view.cornerIDs))",
+                                    x: 18, baseline: y, size: 2.6, maxWidth: 175, color: .gray(0.3))
+                    }
+                    if used.count > 12 { y += 4.5; canvas.text("... and \(used.count - 12) more views", x: 18, baseline: y, size: 2.6) }
+                }
+                let top = max(y + 12, 150)
+                Self.perViewBars(canvas, Rect(x: 25, y: top, width: 170, height: max(50, min(110, 275 - top))), views: used,
                                  rms: c.provenance?.rms ?? 0)
             },
             SheetDocument.Page(size: page) { canvas in
@@ -71,6 +85,15 @@ public struct CalibrationReport {
                                 field: field, width: c.imageWidth, height: c.imageHeight)
             },
         ])
+    }
+
+    /// IDs as runs: "0-5, 7, 9-12".
+    static func ranges(_ ids: [Int]) -> String {
+        var runs: [(first: Int, last: Int)] = []
+        for id in ids.sorted() {
+            if let run = runs.last, id == run.last + 1 { runs[runs.count - 1].last = id } else { runs.append((id, id)) }
+        }
+        return runs.map { $0.first == $0.last ? "\($0.first)" : "\($0.first)-\($0.last)" }.joined(separator: ", ")
     }
 
     static func heading(_ canvas: Canvas, _ title: String, page: Int) {

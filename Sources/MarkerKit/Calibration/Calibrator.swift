@@ -1,11 +1,13 @@
 import CVBridge
 import Foundation
 
-/// Camera intrinsics from chessboard images: every image searched for the board, the views solved
-/// with OpenCV, views whose error stands far above the rest dropped and the solve repeated, and the
-/// result refused when it is not trustworthy (too few views, an unconstrained focal length).
+/// Camera intrinsics from images of a board: every image searched for the board (a chessboard must be
+/// seen whole; a ChArUco board counts with at least 6 corners not on one line, so views may leave the
+/// image), the views solved with OpenCV, views whose error stands far above the rest dropped and the
+/// solve repeated, and the result refused when it is not trustworthy (too few views, an unconstrained
+/// focal length).
 public struct Calibrator: Sendable {
-    public var board: Checkerboard
+    public var target: CalibrationTarget
     public var model: CameraCalibration.Model = .opencv5
     public var fixAspect = false
     public var zeroTangent = false
@@ -17,7 +19,12 @@ public struct Calibrator: Sendable {
     /// The focal length is unconstrained when its standard deviation exceeds this fraction of it.
     public var maxFocalUncertainty = 0.05
 
-    public init(board: Checkerboard) { self.board = board }
+    /// Least corners a ChArUco view needs (not all on one line).
+    public var minimumCorners = 6
+
+    public init(board: Checkerboard) { target = .checkerboard(board) }
+
+    public init(target: CalibrationTarget) { self.target = target }
 
     /// What happened to one image.
     public struct View: Sendable {
@@ -25,12 +32,16 @@ public struct Calibrator: Sendable {
             case used
             case unreadable(String)
             case noBoard
+            /// A ChArUco view with too few corners, or all on one line.
+            case tooFewCorners(Int)
             case wrongSize(width: Int, height: Int)
             case outlier(rms: Double)
         }
         public let file: String
         public var status: Status
         public let corners: [Point2]
+        /// The board's corner IDs of `corners` (all of them, in order, for a chessboard).
+        public let cornerIDs: [Int]
         public var rms: Double?
         public var rvec: [Double] = []
         public var tvec: [Double] = []
@@ -40,34 +51,67 @@ public struct Calibrator: Sendable {
             case .used: return "used"
             case .unreadable(let why): return "unreadable (\(why))"
             case .noBoard: return "no board found"
+            case .tooFewCorners(let n): return "\(n) board corner\(n == 1 ? "" : "s") found: a view needs 6 or more, not all on one line"
             case .wrongSize(let w, let h): return "image size \(w)x\(h) differs from the first image's"
             case .outlier(let rms): return String(format: "outlier (view RMS %.3f px)", rms)
             }
+        }
+
+        public init(file: String, status: Status, corners: [Point2], cornerIDs: [Int]? = nil) {
+            self.file = file
+            self.status = status
+            self.corners = corners
+            self.cornerIDs = cornerIDs ?? Array(corners.indices)
         }
     }
 
     public struct Result: Sendable {
         public let calibration: CameraCalibration
         public let views: [View]
-        /// The board's corners in its own frame (x right, y down, z 0), in `units`.
+        /// The board's corners in its own frame (x right, y down, z 0), in `units`, by corner ID.
         public let boardPoints: [(Double, Double, Double)]
         public var used: [View] { views.filter { $0.status == .used } }
     }
 
     /// Finds the board in images already in memory (renders), named for messages.
     public func findBoards(in images: [(name: String, image: GrayImage)]) -> (views: [View], width: Int, height: Int) {
-        let finder = ChessboardDetector(innerColumns: board.innerColumns, innerRows: board.innerRows, method: detector, halfWindow: halfWindow)
-        let views = images.map { item -> View in
-            guard let corners = (try? finder.detect(in: item.image)) ?? nil else { return View(file: item.name, status: .noBoard, corners: []) }
-            return View(file: item.name, status: .used, corners: corners)
-        }
+        let views = images.map { view(named: $0.name, search(in: $0.image)) }
         return (views, images.first?.image.width ?? 0, images.first?.image.height ?? 0)
+    }
+
+    /// What the board search found in one image: the corners with their IDs, or how many corners a
+    /// ChArUco view had when too few (nil: no board at all).
+    enum Found {
+        case corners([Point2], ids: [Int])
+        case tooFew(Int)
+        case nothing
+    }
+
+    func search(in image: GrayImage) -> Found {
+        switch target {
+        case .checkerboard(let board):
+            let finder = ChessboardDetector(innerColumns: board.innerColumns, innerRows: board.innerRows, method: detector, halfWindow: halfWindow)
+            guard let corners = (try? finder.detect(in: image)) ?? nil else { return .nothing }
+            return .corners(corners, ids: Array(corners.indices))
+        case .charuco(let board):
+            guard let found = try? CharucoDetector(board: board).detect(in: image), !found.corners.isEmpty else { return .nothing }
+            guard found.isUsableView(columns: board.squaresX - 1, minimum: minimumCorners) else { return .tooFew(found.corners.count) }
+            return .corners(found.corners.map(\.point), ids: found.corners.map(\.id))
+        }
+    }
+
+    private func view(named name: String, _ found: Found) -> View {
+        switch found {
+        case .corners(let corners, let ids): return View(file: name, status: .used, corners: corners, cornerIDs: ids)
+        case .tooFew(let n): return View(file: name, status: .tooFewCorners(n), corners: [])
+        case .nothing: return View(file: name, status: .noBoard, corners: [])
+        }
     }
 
     /// What reading and searching one image gave, before the image sizes are compared.
     private enum Search {
         case unreadable(String)
-        case searched(width: Int, height: Int, corners: [Point2]?)
+        case searched(width: Int, height: Int, found: Found)
     }
 
     /// Finds the board in each image. `progress` is called before each image with (done, total, file)
@@ -75,7 +119,6 @@ public struct Calibrator: Sendable {
     /// `jobs` threads; the views come in file order, the same for any number of jobs.
     public func findBoards(in files: [URL], jobs: Int = 1, progress: (Int, Int, String) throws -> Void = { _, _, _ in }) throws
         -> (views: [View], width: Int, height: Int) {
-        let finder = ChessboardDetector(innerColumns: board.innerColumns, innerRows: board.innerRows, method: detector, halfWindow: halfWindow)
         var views: [View] = []
         var size: (Int, Int)?
         var taken = 0
@@ -93,7 +136,7 @@ public struct Calibrator: Sendable {
             } catch {
                 return .unreadable("\(error)")
             }
-            return .searched(width: image.width, height: image.height, corners: (try? finder.detect(in: image)) ?? nil)
+            return .searched(width: image.width, height: image.height, found: search(in: image))
         }, deliver: { search in
             let url = files[views.count]
             try progress(views.count, files.count, url.relativePath)
@@ -103,11 +146,9 @@ public struct Calibrator: Sendable {
             case .searched(let width, let height, _) where size != nil && size! != (width, height):
                 // Only boards in images of the first found board's size are used.
                 views.append(View(file: url.relativePath, status: .wrongSize(width: width, height: height), corners: []))
-            case .searched(_, _, nil):
-                views.append(View(file: url.relativePath, status: .noBoard, corners: []))
-            case .searched(let width, let height, let corners?):
-                size = size ?? (width, height)
-                views.append(View(file: url.relativePath, status: .used, corners: corners))
+            case .searched(let width, let height, let found):
+                if case .corners = found { size = size ?? (width, height) }
+                views.append(view(named: url.relativePath, found))
             }
         })
         try progress(files.count, files.count, "")
@@ -119,13 +160,18 @@ public struct Calibrator: Sendable {
         var views = input
         let found = views.filter { $0.status == .used }.count
         guard found > 0 else {
-            throw MarkerKitError.badInput("no image shows a \(board.innerColumns)x\(board.innerRows) board (a board is named by its inner corners: 9x6 for 10x7 squares)")
+            if case .charuco(let board) = target {
+                let few = views.compactMap { if case .tooFewCorners(let n) = $0.status { return n } else { return nil } }
+                throw MarkerKitError.badInput(few.isEmpty
+                    ? "no image shows the \(board.squaresX)x\(board.squaresY) ChArUco board (\(board.dictionary.name) from ID \(board.firstID)): check the board spec's dictionary, first ID and squares"
+                    : "no image shows 6 or more corners of the ChArUco board (at most \(few.max()!)): hold the board closer or take more of it in view")
+            }
+            throw MarkerKitError.badInput("no image shows a \(target.innerColumns)x\(target.innerRows) board (a board is named by its inner corners: 9x6 for 10x7 squares)")
         }
         guard found >= 3 else {
             throw MarkerKitError.badInput("only \(found) image\(found == 1 ? " shows" : "s show") the board: calibration needs at least 3 views (10 or more, tilted in different directions, are better)")
         }
-        let s = board.square.millimetres
-        let points = (0..<board.innerRows).flatMap { r in (0..<board.innerColumns).map { c in (Double(c) * s, Double(r) * s, 0.0) } }
+        let points = (0..<(target.innerColumns * target.innerRows)).map(target.point(of:))
         var solved = try solve(views: views, points: points, width: width, height: height)
         // Drop outliers once, then solve again.
         let errors = Array(zip(views.indices.filter { views[$0].status == .used }, solved.perView))
@@ -160,18 +206,48 @@ public struct Calibrator: Sendable {
             throw MarkerKitError.badInput(String(format: "the views are too similar to constrain the focal length (fx %.1f ± %.1f px): tilt the board in different directions, about 30-45°", k[0], sd[0]))
         }
         let provenance = CameraCalibration.Provenance(
-            calibrationTime: ISO8601DateFormatter().string(from: Date()), views: used, boardColumns: board.innerColumns,
-            boardRows: board.innerRows, squareSize: board.square.millimetres, units: "mm", flags: Int(c.flags), rms: c.rms,
-            perViewErrors: views.compactMap { $0.status == .used ? $0.rms : nil }, stdDeviations: sd, detector: detector.summary)
+            calibrationTime: ISO8601DateFormatter().string(from: Date()), views: used, boardColumns: target.innerColumns,
+            boardRows: target.innerRows, squareSize: target.square.millimetres, units: "mm", flags: Int(c.flags), rms: c.rms,
+            perViewErrors: views.compactMap { $0.status == .used ? $0.rms : nil }, stdDeviations: sd, detector: detectorSummary)
         let calibration = try CameraCalibration(name: name, model: model, cameraMatrix: k, distortion: d, imageWidth: width,
                                                 imageHeight: height, provenance: provenance)
         return Result(calibration: calibration, views: views, boardPoints: points)
     }
 
+    /// How the corners were found, as the calibration file records it.
+    var detectorSummary: String {
+        switch target {
+        case .checkerboard: return detector.summary
+        case .charuco: return "ChArUco corners (MarkerKit markers, corner model fit)"
+        }
+    }
+
+    /// The solve. A ChArUco calibration is solved twice: first on the corners in the middle of the image
+    /// (within half the half-diagonal of its centre), where the lens bends little, then on every corner
+    /// starting from that result. Started with no distortion, as OpenCV starts, a strong lens seen
+    /// mostly at the image's edges can leave the solve in a wrong minimum (cx 1.6% off for k1 = -0.4).
     private func solve(views: [View], points: [(Double, Double, Double)], width: Int, height: Int) throws
         -> (result: cvb_calibration, perView: [Double], rvecs: [Double], tvecs: [Double]) {
         let used = views.filter { $0.status == .used }
-        let object = points.flatMap { [$0.0, $0.1, $0.2] }
+        var guess: cvb_calibration?
+        if case .charuco = target {
+            let centre = Point2(x: Double(width - 1) / 2, y: Double(height - 1) / 2), limit = 0.5 * centre.distance(to: Point2(x: 0, y: 0))
+            let middle = used.compactMap { view -> View? in
+                let keep = view.corners.indices.filter { view.corners[$0].distance(to: centre) <= limit }
+                let part = View(file: view.file, status: .used, corners: keep.map { view.corners[$0] }, cornerIDs: keep.map { view.cornerIDs[$0] })
+                let detection = CharucoDetection(corners: keep.map { CharucoDetection.Corner(id: view.cornerIDs[$0], point: view.corners[$0]) },
+                                                 markers: [], foreignMarkers: [])
+                return detection.isUsableView(columns: target.innerColumns, minimum: 8) ? part : nil
+            }
+            if middle.count >= 3 { guess = try? solveOnce(middle, points: points, width: width, height: height, guess: nil).result }
+        }
+        return try solveOnce(used, points: points, width: width, height: height, guess: guess)
+    }
+
+    private func solveOnce(_ used: [View], points: [(Double, Double, Double)], width: Int, height: Int, guess: cvb_calibration?) throws
+        -> (result: cvb_calibration, perView: [Double], rvecs: [Double], tvecs: [Double]) {
+        let object = used.flatMap { $0.cornerIDs.flatMap { [points[$0].0, points[$0].1, points[$0].2] } }
+        let counts = used.map { Int32($0.corners.count) }
         let image = used.flatMap { $0.corners.flatMap { [$0.x, $0.y] } }
         var result = cvb_calibration()
         var rvecs = [Double](repeating: 0, count: 3 * used.count), tvecs = rvecs
@@ -186,8 +262,14 @@ public struct Calibrator: Sendable {
         var options: cvb_calibration_options = []
         if fixAspect { options.insert(.CVB_CALIB_FIX_ASPECT) }
         if zeroTangent { options.insert(.CVB_CALIB_ZERO_TANGENT) }
-        let status = cvb_calibrate(object, Int32(points.count), image, Int32(used.count), Int32(width), Int32(height),
-                                   bridgeModel, options, &result, &rvecs, &tvecs, &perView)
+        let status: Int32
+        if var start = guess {
+            status = cvb_calibrate(object, counts, image, Int32(used.count), Int32(width), Int32(height),
+                                   bridgeModel, options, &start, &result, &rvecs, &tvecs, &perView)
+        } else {
+            status = cvb_calibrate(object, counts, image, Int32(used.count), Int32(width), Int32(height),
+                                   bridgeModel, options, nil, &result, &rvecs, &tvecs, &perView)
+        }
         try Bridge.check(status) { .badInput("OpenCV could not calibrate from these views: \($0)") }
         return (result, perView, rvecs, tvecs)
     }

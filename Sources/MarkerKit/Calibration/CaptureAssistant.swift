@@ -4,10 +4,13 @@ import Foundation
 /// The calibration capture assistant: watches frames, finds the board (on a reduced frame, refined at
 /// full size), and keeps a view only when the board is found, held still, sharp, and new: its position,
 /// size and skew differ enough from every kept view (the measures ROS's camera calibrator uses). Coverage
-/// tells how much of the range of each measure the kept views span.
+/// tells how much of the range of each measure the kept views span. A ChArUco board may be partly out
+/// of the image (6 or more corners, not on one line, make a view); its views are measured on the corners
+/// seen, and a fifth measure counts the image's four corners (the outer 20% of each side) that some kept
+/// view put board corners in: the places a calibration is weakest and a chessboard rarely reaches.
 public struct CaptureAssistant {
     public struct Settings: Sendable {
-        public var board: Checkerboard
+        public var target: CalibrationTarget
         /// The board must stay put this long (seconds of the source's own time).
         public var holdSeconds = 0.5
         /// Mean corner motion between frames that still counts as still, as a fraction of the image width.
@@ -18,7 +21,9 @@ public struct CaptureAssistant {
         public var minNovelty = 0.2
         public var count = 30
 
-        public init(board: Checkerboard) { self.board = board }
+        public init(board: Checkerboard) { target = .checkerboard(board) }
+
+        public init(target: CalibrationTarget) { self.target = target }
     }
 
     /// A view's place in the space of views: x and y of the board in the image, its size and skew (0-1).
@@ -33,6 +38,8 @@ public struct CaptureAssistant {
         public let frame: Frame
         public let time: Double
         public let corners: [Point2]
+        /// The corners' IDs (all of a chessboard's, in order).
+        public let cornerIDs: [Int]
         public let parameters: ViewParameters
         public let sharpness: Double
     }
@@ -43,9 +50,9 @@ public struct CaptureAssistant {
 
     public let settings: Settings
     public private(set) var kept: [View] = []
-    private var previous: [Point2]?
+    private var previous: (corners: [Point2], ids: [Int])?
     /// The board's corners in the last frame considered (nil when it was not found).
-    public var lastCorners: [Point2]? { previous }
+    public var lastCorners: [Point2]? { previous?.corners }
     private var stillSince: Double?
 
     public init(settings: Settings) { self.settings = settings }
@@ -53,13 +60,13 @@ public struct CaptureAssistant {
     /// Looks at one frame; keeps it when it passes every gate.
     public mutating func consider(_ sourced: SourcedFrame) throws -> Verdict {
         let gray = try Grayscale.image(from: sourced.frame)
-        guard let corners = try findBoard(in: gray) else {
+        guard let (corners, ids) = try findBoard(in: gray) else {
             previous = nil
             stillSince = nil
             return .noBoard
         }
-        defer { previous = corners }
-        let motion = previous.map { zip($0, corners).map { $0.distance(to: $1) }.reduce(0, +) / Double(corners.count) } ?? .infinity
+        defer { previous = (corners, ids) }
+        let motion = previous.map { Self.motion(from: $0, to: (corners, ids)) } ?? .infinity
         guard motion <= settings.maxMotion * Double(gray.width) else {
             stillSince = nil
             return .moving
@@ -69,16 +76,52 @@ public struct CaptureAssistant {
         guard sourced.time - since >= settings.holdSeconds else { return .holding }
         let sharpness = Self.sharpness(of: gray, around: corners)
         guard sharpness >= settings.minSharpness else { return .blurred }
-        let parameters = Self.parameters(of: corners, board: settings.board, width: gray.width, height: gray.height)
-        guard kept.allSatisfy({ parameters.distance(to: $0.parameters) > settings.minNovelty }) else { return .notNew }
-        kept.append(View(frame: sourced.frame, time: sourced.time, corners: corners, parameters: parameters, sharpness: sharpness))
+        let parameters: ViewParameters
+        switch settings.target {
+        case .checkerboard(let board): parameters = Self.parameters(of: corners, board: board, width: gray.width, height: gray.height)
+        case .charuco(let board): parameters = Self.parameters(of: corners, ids: ids, board: board, width: gray.width, height: gray.height)
+        }
+        // A view that reaches an image corner no kept view reached is new whatever its measures.
+        let reached = Self.imageCorners(corners, width: gray.width, height: gray.height)
+        guard !reached.isSubset(of: coveredImageCorners) || kept.allSatisfy({ parameters.distance(to: $0.parameters) > settings.minNovelty }) else {
+            return .notNew
+        }
+        kept.append(View(frame: sourced.frame, time: sourced.time, corners: corners, cornerIDs: ids, parameters: parameters, sharpness: sharpness))
+        coveredImageCorners.formUnion(reached)
         stillSince = nil // the next view needs its own still moment
         return .kept
     }
 
-    /// How much of each measure's useful range (x, y, size, skew) the kept views span, 0-1.
+    /// The image corners (0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left) kept views reached.
+    public private(set) var coveredImageCorners = Set<Int>()
+
+    /// Which image corners (the outer 20% of the width and of the height) hold some of `corners`.
+    static func imageCorners(_ corners: [Point2], width: Int, height: Int) -> Set<Int> {
+        var reached = Set<Int>()
+        let w = Double(width), h = Double(height)
+        for p in corners {
+            let left = p.x < 0.2 * w, right = p.x > 0.8 * w, top = p.y < 0.2 * h, bottom = p.y > 0.8 * h
+            if top && left { reached.insert(0) }
+            if top && right { reached.insert(1) }
+            if bottom && right { reached.insert(2) }
+            if bottom && left { reached.insert(3) }
+        }
+        return reached
+    }
+
+    /// Mean motion of the corners seen in both frames (infinite when fewer than four are).
+    static func motion(from a: (corners: [Point2], ids: [Int]), to b: (corners: [Point2], ids: [Int])) -> Double {
+        var before: [Int: Point2] = [:]
+        for (id, p) in zip(a.ids, a.corners) { before[id] = p }
+        let moves = zip(b.ids, b.corners).compactMap { id, p in before[id].map { $0.distance(to: p) } }
+        return moves.count >= 4 ? moves.reduce(0, +) / Double(moves.count) : .infinity
+    }
+
+    /// How much of each measure's useful range (x, y, size, skew) the kept views span, 0-1; for a ChArUco
+    /// board a fifth, the share of the image's four corners reached.
     public var coverage: [Double] {
-        guard let first = kept.first?.parameters.values else { return [0, 0, 0, 0] }
+        let corners = Double(coveredImageCorners.count) / 4
+        guard let first = kept.first?.parameters.values else { return isCharuco ? [0, 0, 0, 0, 0] : [0, 0, 0, 0] }
         var low = first, high = first
         for view in kept.dropFirst() {
             low = zip(low, view.parameters.values).map { min($0, $1) }
@@ -87,26 +130,60 @@ public struct CaptureAssistant {
         low[3] = 0 // small size and no skew are not rewarded
         low[2] = min(low[2], high[2])
         let ranges = [0.7, 0.7, 0.4, 0.5]
-        return (0..<4).map { min(1, (high[$0] - low[$0]) / ranges[$0]) }
+        let spans = (0..<4).map { min(1, (high[$0] - low[$0]) / ranges[$0]) }
+        return isCharuco ? spans + [corners] : spans
     }
+
+    var isCharuco: Bool { if case .charuco = settings.target { return true } else { return false } }
 
     public var isComplete: Bool {
         kept.count >= settings.count || (kept.count >= 10 && coverage.allSatisfy { $0 >= 1 })
     }
 
-    /// The board's corners: found on a reduced frame, refined at full size.
-    func findBoard(in gray: GrayImage) throws -> [Point2]? {
-        try FastChessboardFinder(innerColumns: settings.board.innerColumns, innerRows: settings.board.innerRows).find(in: gray)
+    /// The board's corners and their IDs: a chessboard found on a reduced frame and refined at full size;
+    /// a ChArUco board's corners when they make a view (6 or more, not on one line).
+    func findBoard(in gray: GrayImage) throws -> ([Point2], [Int])? {
+        switch settings.target {
+        case .checkerboard(let board):
+            return try FastChessboardFinder(innerColumns: board.innerColumns, innerRows: board.innerRows).find(in: gray).map { ($0, Array($0.indices)) }
+        case .charuco(let board):
+            let found = try CharucoDetector(board: board).detect(in: gray)
+            guard found.isUsableView(columns: board.squaresX - 1) else { return nil }
+            return (found.corners.map(\.point), found.corners.map(\.id))
+        }
     }
 
     /// ROS camera_calibration's view measures from the board's outer inner-corners.
     public static func parameters(of corners: [Point2], board: Checkerboard, width: Int, height: Int) -> ViewParameters {
         let columns = board.innerColumns
-        let upLeft = corners[0], upRight = corners[columns - 1], downRight = corners[corners.count - 1], downLeft = corners[corners.count - columns]
+        let outline = [corners[0], corners[columns - 1], corners[corners.count - 1], corners[corners.count - columns]]
+        return parameters(outline: outline, corners: corners, area: nil, width: width, height: height)
+    }
+
+    /// The same measures for part of a ChArUco board: skew from the board's outline as the corners seen
+    /// place it (a homography), position and size from the corners seen (their bounding box).
+    public static func parameters(of corners: [Point2], ids: [Int], board: CharucoBoard, width: Int, height: Int) -> ViewParameters {
+        let columns = board.squaresX - 1, rows = board.squaresY - 1
+        let target = CalibrationTarget.charuco(board)
+        func position(_ id: Int) -> Point2 { let p = target.point(of: id); return Point2(x: p.0, y: p.1) }
+        let xs = corners.map(\.x), ys = corners.map(\.y)
+        let area = (xs.max()! - xs.min()!) * (ys.max()! - ys.min()!)
+        let square = [Point2(x: 0, y: 0), Point2(x: 1, y: 0), Point2(x: 1, y: 1), Point2(x: 0, y: 1)]
+        let outline = Homography(from: ids.map(position), to: corners).map { h in
+            [0, columns - 1, columns * rows - 1, columns * (rows - 1)].map { h.map(position($0)) }
+        } ?? square
+        return parameters(outline: outline, corners: corners, area: area, width: width, height: height)
+    }
+
+    /// The measures from the board's outline (up-left, up-right, down-right, down-left outer corners):
+    /// skew from its angle at the up-right corner, size from its area (or `area` when given), position
+    /// from the mean of `corners`.
+    static func parameters(outline: [Point2], corners: [Point2], area given: Double?, width: Int, height: Int) -> ViewParameters {
+        let (upLeft, upRight, downRight, downLeft) = (outline[0], outline[1], outline[2], outline[3])
         let a = (upRight.x - upLeft.x, upRight.y - upLeft.y), b = (downRight.x - upRight.x, downRight.y - upRight.y)
         let c = (downLeft.x - downRight.x, downLeft.y - downRight.y)
         let p = (b.0 + c.0, b.1 + c.1), q = (a.0 + b.0, a.1 + b.1)
-        let area = abs(p.0 * q.1 - p.1 * q.0) / 2
+        let area = given ?? abs(p.0 * q.1 - p.1 * q.0) / 2
         let ab = (upLeft.x - upRight.x, upLeft.y - upRight.y), cb = (downRight.x - upRight.x, downRight.y - upRight.y)
         let cosine = (ab.0 * cb.0 + ab.1 * cb.1) / ((ab.0 * ab.0 + ab.1 * ab.1).squareRoot() * (cb.0 * cb.0 + cb.1 * cb.1).squareRoot())
         let skew = min(1, 2 * abs(Double.pi / 2 - acos(max(-1, min(1, cosine)))))

@@ -23,6 +23,8 @@ public struct CaptureLog: Codable, Sendable {
     public var source: String
     public var board: BoardSpec.Count?
     public var squareSize: BoardSpec.Measure?
+    /// A ChArUco board's whole spec (its markers, dictionary, layout); absent for a chessboard.
+    public var charuco: BoardSpec?
     public var images: [Entry] = []
     public var generator = MarkerKitVersion.generator
 
@@ -30,6 +32,24 @@ public struct CaptureLog: Codable, Sendable {
         self.source = source
         self.board = board.map { BoardSpec.Count(columns: $0.innerColumns, rows: $0.innerRows) }
         squareSize = board.map { BoardSpec.Measure(value: $0.square.millimetres, unit: "mm") }
+    }
+
+    public init(source: String, target: CalibrationTarget?) {
+        switch target {
+        case .charuco(let board):
+            self.init(source: source, board: nil)
+            self.board = BoardSpec.Count(columns: board.squaresX - 1, rows: board.squaresY - 1)
+            squareSize = BoardSpec.Measure(value: board.square.millimetres, unit: "mm")
+            charuco = BoardSpec(charuco: board, page: PageSize(name: "none", width: board.width, height: board.height), origin: (0, 0))
+        case .checkerboard(let board): self.init(source: source, board: board)
+        case nil: self.init(source: source, board: nil)
+        }
+    }
+
+    /// The board the views show, of either kind, or nil when the log names none.
+    public func calibrationTarget() throws -> CalibrationTarget? {
+        if let charuco { return .charuco(try charuco.charucoBoard()) }
+        return try checkerboard().map { .checkerboard($0) }
     }
 
     public func checkerboard() throws -> Checkerboard? {

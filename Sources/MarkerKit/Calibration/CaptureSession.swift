@@ -47,6 +47,11 @@ public struct CaptureSession {
 
     /// `source` names the frames' origin in the log; `board`, when given, is recorded in it.
     public init(directory: URL, source: String, board: Checkerboard?, count: Int, trigger: Trigger) throws {
+        try self.init(directory: directory, source: source, target: board.map { .checkerboard($0) }, count: count, trigger: trigger)
+    }
+
+    /// The same with a board of either kind.
+    public init(directory: URL, source: String, target board: CalibrationTarget?, count: Int, trigger: Trigger) throws {
         guard count >= 1 else { throw MarkerKitError.invalidArgument("a capture saves at least one frame, not \(count)") }
         if trigger == .assistant && board == nil { throw MarkerKitError.invalidArgument("the capture assistant needs a board") }
         if case .every(let seconds) = trigger, !(seconds.isFinite && seconds >= 0) {
@@ -55,9 +60,9 @@ public struct CaptureSession {
         self.directory = directory
         self.count = count
         self.trigger = trigger
-        log = CaptureLog(source: source, board: board)
+        log = CaptureLog(source: source, target: board)
         assistant = board.map { board in
-            var settings = CaptureAssistant.Settings(board: board)
+            var settings = CaptureAssistant.Settings(target: board)
             settings.count = count
             return CaptureAssistant(settings: settings)
         }

@@ -9,6 +9,8 @@ import Foundation
 public struct DetectionJob {
     public var detector: MarkerDetector
     public var poseEstimator: MarkerPoseEstimator?
+    /// A ChArUco board to find the corners of, near its markers.
+    public var board: CharucoDetector?
     public var annotationDirectory: URL?
     private var usedNames = Set<String>()
     /// Per-stage timings, summed over every frame and thread, when asked for.
@@ -29,6 +31,8 @@ public struct DetectionJob {
         public let ids: [Int]
         /// Where the annotated image or video went.
         public let annotated: URL?
+        /// Board corners found, summed over the frames, when a board was looked for.
+        public var boardCorners: Int? = nil
     }
 
     /// One input on the calling thread.
@@ -83,10 +87,11 @@ public struct DetectionJob {
     }
 
     private func makeWorker() -> () -> Worker {
-        let detector = detector, poseEstimator = poseEstimator, timed = timings != nil
+        let detector = detector, poseEstimator = poseEstimator, timed = timings != nil, board = board
         return {
             var analyzer = MarkerFrameAnalyzer(poseEstimator: poseEstimator, collectTimings: timed)
             analyzer.detector = detector
+            analyzer.board = board
             return Worker(analyzer: analyzer)
         }
     }
@@ -126,8 +131,10 @@ public struct DetectionJob {
                     try files.commit()
                     annotated = target
                 }
-                outcome = .success(Summary(source: url.relativePath, frames: 1, detections: result.markers.count,
-                                           ids: result.markers.map(\.id), annotated: annotated))
+                var summary = Summary(source: url.relativePath, frames: 1, detections: result.markers.count,
+                                      ids: result.markers.map(\.id), annotated: annotated)
+                summary.boardCorners = result.board?.corners.count
+                outcome = .success(summary)
             } catch {
                 outcome = .failure(error)
             }
@@ -142,7 +149,7 @@ public struct DetectionJob {
         let source = try VideoFileSource(url: url)
         let annotate = annotationDirectory != nil
         var writer: VideoFileWriter?
-        var frames = 0, detections = 0
+        var frames = 0, detections = 0, boardCorners = 0
         var ids = Set<Int>()
         try OrderedJobs.run(jobs: jobs, makeState: makeWorker(), take: { worker in
             try source.next(into: &worker.sourced)
@@ -161,11 +168,14 @@ public struct DetectionJob {
             }
             frames += 1
             detections += result.markers.count
+            boardCorners += result.board?.corners.count ?? 0
             ids.formUnion(result.markers.map(\.id))
         })
         guard frames > 0 else { throw MarkerKitError.badInput("cannot read video '\(url.path)': it has no frames OpenCV can decode") }
         try writer?.finish()
-        return Summary(source: url.relativePath, frames: frames, detections: detections, ids: ids.sorted(), annotated: writer?.url)
+        var summary = Summary(source: url.relativePath, frames: frames, detections: detections, ids: ids.sorted(), annotated: writer?.url)
+        summary.boardCorners = board == nil ? nil : boardCorners
+        return summary
     }
 
     /// `DIR/stem.ext`, or `DIR/stem-2.ext`, ... when an earlier input of this job took the name.

@@ -57,6 +57,25 @@ public struct DetectionReport: Codable, Sendable {
         }
     }
 
+    /// A board's corners found in one frame (`detect --board`): OpenCV's corner IDs and sub-pixel
+    /// positions, of `total` corners on the board.
+    public struct BoardCorners: Codable, Sendable, Equatable {
+        public struct Corner: Codable, Sendable, Equatable {
+            public let id: Int
+            public let x: Double
+            public let y: Double
+        }
+        public let type: String
+        public let total: Int
+        public let corners: [Corner]
+
+        public init(type: String, total: Int, corners: [CharucoDetection.Corner]) {
+            self.type = type
+            self.total = total
+            self.corners = corners.map { Corner(id: $0.id, x: $0.point.x, y: $0.point.y) }
+        }
+    }
+
     public struct FrameResult: Codable, Sendable {
         public let source: String
         public let index: Int
@@ -67,6 +86,8 @@ public struct DetectionReport: Codable, Sendable {
         public let markers: [Marker]
         /// The image file's orientation tag, and whether the picture was turned to it before detection.
         public let orientation: ImageOrientation?
+        /// With a board to look for: its corners found.
+        public var board: BoardCorners? = nil
 
         public init(source: String, index: Int, width: Int, height: Int, dictionary: MarkerDictionary = .arucoOriginal, markers: [Marker],
                     orientation: ImageOrientation? = nil) {
@@ -90,7 +111,30 @@ public struct DetectionReport: Codable, Sendable {
         /// from frame to frame this allocates nothing.
         public func appendJSONLine(to out: inout [UInt8]) {
             out.append(UInt8(ascii: "{"))
-            JSONText.append(key: "dictionary", first: true, to: &out)
+            if let board {
+                JSONText.append(key: "board", first: true, to: &out)
+                out.append(UInt8(ascii: "{"))
+                JSONText.append(key: "corners", first: true, to: &out)
+                out.append(UInt8(ascii: "["))
+                for (number, corner) in board.corners.enumerated() {
+                    if number > 0 { out.append(UInt8(ascii: ",")) }
+                    out.append(UInt8(ascii: "{"))
+                    JSONText.append(key: "id", first: true, to: &out)
+                    JSONText.append(corner.id, to: &out)
+                    JSONText.append(key: "x", to: &out)
+                    JSONText.append(corner.x, to: &out)
+                    JSONText.append(key: "y", to: &out)
+                    JSONText.append(corner.y, to: &out)
+                    out.append(UInt8(ascii: "}"))
+                }
+                out.append(UInt8(ascii: "]"))
+                JSONText.append(key: "total", to: &out)
+                JSONText.append(board.total, to: &out)
+                JSONText.append(key: "type", to: &out)
+                JSONText.append(board.type, to: &out)
+                out.append(UInt8(ascii: "}"))
+            }
+            JSONText.append(key: "dictionary", first: board == nil, to: &out)
             JSONText.append(dictionary, to: &out)
             JSONText.append(key: "height", to: &out)
             JSONText.append(height, to: &out)

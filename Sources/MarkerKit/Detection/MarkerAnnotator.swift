@@ -38,6 +38,19 @@ public struct MarkerAnnotator: Sendable {
         for p in points { try circle(&frame, p, radius: Double(2 + thickness), color: color, thickness: -1) }
     }
 
+    /// A ChArUco board's corners: a cross at each, its corner ID beside it.
+    public func drawBoardCorners(_ frame: inout Frame, _ corners: [CharucoDetection.Corner]) throws {
+        let thickness = max(1, min(frame.width, frame.height) / 500), size = Double(3 + 2 * thickness)
+        for corner in corners {
+            let p = corner.point
+            try polyline(&frame, [Point2(x: p.x - size, y: p.y), Point2(x: p.x + size, y: p.y)], closed: false, color: (255, 0, 255), thickness: thickness)
+            try polyline(&frame, [Point2(x: p.x, y: p.y - size), Point2(x: p.x, y: p.y + size)], closed: false, color: (255, 0, 255), thickness: thickness)
+            let label = String(corner.id), scale = 0.3 + 0.1 * Double(thickness)
+            try text(&frame, label, at: Point2(x: p.x + size + 10 * scale * Double(label.count) + 2, y: p.y - size - 10 * scale), scale: scale,
+                     color: (255, 0, 255), thickness: 1)
+        }
+    }
+
     private func polyline(_ frame: inout Frame, _ points: [Point2], closed: Bool, color: (Int32, Int32, Int32), thickness: Int) throws {
         let xy = points.flatMap { [$0.x, $0.y] }
         let (w, h, stride) = (Int32(frame.width), Int32(frame.height), Int32(frame.stride))

@@ -3,6 +3,8 @@
 public struct MarkerFrameAnalyzer {
     public var detector = MarkerDetector()
     public var poseEstimator: MarkerPoseEstimator?
+    /// A ChArUco board whose corners are looked for near its markers (its dictionary is the detector's).
+    public var board: CharucoDetector?
     /// Display turn/mirror applied before detection; reported corners are mapped back to the sensor.
     public var transform: FrameTransform?
     public var timings: StageTimings?
@@ -37,6 +39,16 @@ public struct MarkerFrameAnalyzer {
         for marker in found {
             reported.append(DetectionReport.Marker(marker, pose: try poseEstimator?.pose(of: marker)))
         }
+        var boardCorners: [CharucoDetection.Corner] = []
+        if let board {
+            // The corners are found in the sensor's picture, near the board's markers found there.
+            let first = board.board.firstID, count = board.board.markers.count
+            var ids: [Int: Int] = [:]
+            for marker in found { ids[marker.id, default: 0] += 1 }
+            let mine = found.filter { $0.id >= first && $0.id < first + count && ids[$0.id] == 1 }
+            let gray = turn == nil ? workspace.gray : try Grayscale.image(from: sensor)
+            boardCorners = board.corners(in: gray, markers: mine)
+        }
         var annotated: Frame?
         if annotate {
             var picture = sensor.format == .bgr8 ? sensor : try Self.bgr(sensor)
@@ -45,10 +57,12 @@ public struct MarkerFrameAnalyzer {
                 if let pose = marker.pose { poses[index] = MarkerPose(rotation: pose.rotation, translation: pose.translation) }
             }
             try MarkerAnnotator(poseEstimator: poseEstimator).annotate(&picture, markers: found, poses: poses)
+            if board != nil { try MarkerAnnotator().drawBoardCorners(&picture, boardCorners) }
             annotated = turn.map { $0.apply(picture) } ?? picture
         }
-        let result = DetectionReport.FrameResult(source: sourced.source, index: sourced.index, width: sensor.width, height: sensor.height,
+        var result = DetectionReport.FrameResult(source: sourced.source, index: sourced.index, width: sensor.width, height: sensor.height,
                                                  dictionary: detector.dictionary, markers: reported, orientation: sourced.orientation)
+        if let board { result.board = DetectionReport.BoardCorners(type: "charuco", total: board.board.corners.count, corners: boardCorners) }
         return (result, annotated)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A rendered clip of a checkerboard for the capture assistant, as `markerkit render --clip` writes it:
+/// A rendered clip of a checkerboard (or, with the verification's ChArUco board, of that board leaving
+/// the image in every view) for the capture assistant, as `markerkit render --clip` writes it:
 /// the video (each view held, then moved to the next) and the board spec beside it (`NAME.json`), which
 /// `capture --board` and `calibrate --board` read. Both destinations are checked before any frame is
 /// rendered; the spec is written only once the video is complete.
@@ -29,7 +30,9 @@ public struct BoardClip {
         try verification.renderClip(to: video, hold: hold, move: move, fps: framesPerSecond)
         var files = OutputFiles()
         let page = PageSize(name: "A4", width: .mm(210), height: .mm(297))
-        files.add(try BoardSpec(board: verification.board, page: page, origin: (0, 0)).encoded(), at: spec)
+        let boardSpec = verification.charuco.map { BoardSpec(charuco: $0, page: page, origin: (0, 0)) }
+            ?? BoardSpec(board: verification.board, page: page, origin: (0, 0))
+        files.add(try boardSpec.encoded(), at: spec)
         try files.commit()
         return (video, spec)
     }

@@ -1,7 +1,12 @@
+import CVBridge
 import Foundation
 
 /// Renders checkerboard views with known intrinsics and distortion, calibrates them with MarkerKit's
-/// pipeline and with OpenCV's sample pipeline, and compares each intrinsic with the truth.
+/// pipeline and with OpenCV's sample pipeline, and compares each intrinsic with the truth. With a
+/// ChArUco board it also renders as many views of that board, each leaving part of the board outside the
+/// image (as a chessboard may not), and calibrates from them on the same camera. Each result is also
+/// measured where calibrations are weakest: how far apart the true camera and the estimate project the
+/// rays that land near the image's edges.
 public struct CalibrationVerification {
     public let camera: CameraCalibration
     public let width: Int
@@ -11,6 +16,8 @@ public struct CalibrationVerification {
     public var noise: Double = 0
     public var blur: Double = 0
     public let board: Checkerboard
+    /// A ChArUco board to compare with, its views leaving the image.
+    public var charuco: CharucoBoard?
 
     public init(camera: CameraCalibration, width: Int, height: Int, views: Int, seed: UInt64) throws {
         self.camera = camera
@@ -30,6 +37,11 @@ public struct CalibrationVerification {
         public let intrinsics: [String: [Double]]
         public let distortion: [Double]
         public let worstRelativeError: Double
+        /// Projection difference from the true camera (px): RMS over rays landing within 5% of the image's
+        /// edges and over the whole image, and the worst edge ray.
+        public var edgeRMS: Double? = nil
+        public var imageRMS: Double? = nil
+        public var worstEdge: Double? = nil
     }
 
     public struct Summary: Codable, Sendable {
@@ -45,11 +57,14 @@ public struct CalibrationVerification {
 
         public var table: String {
             var lines = ["\(views) rendered views \(width)x\(height), seed \(seed), noise \(noise), blur \(blur); truth fx \(truth[0]) fy \(truth[4]) cx \(truth[2]) cy \(truth[5])", ""]
-            lines.append("pipeline                                  views   RMS px    fx err%    fy err%    cx err%    cy err%")
+            lines.append("pipeline                                  views   RMS px    fx err%    fy err%    cx err%    cy err%   edge px  image px")
             for p in pipelines {
                 let errors = ["fx", "fy", "cx", "cy"].map { String(format: "%+9.4f", p.intrinsics[$0]?[2] ?? .nan) }.joined(separator: "  ")
-                lines.append(p.pipeline.padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%6d  %7.4f  ", p.viewsUsed, p.rms) + errors)
+                lines.append(p.pipeline.padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%6d  %7.4f  ", p.viewsUsed, p.rms) + errors
+                             + String(format: "  %8.4f  %8.4f", p.edgeRMS ?? .nan, p.imageRMS ?? .nan))
             }
+            lines.append("")
+            lines.append("edge px: RMS distance between where the true camera and the estimate project the same ray, over rays landing within 5% of the image's edges; image px: over the whole image")
             return lines.joined(separator: "\n")
         }
     }
@@ -106,7 +121,7 @@ public struct CalibrationVerification {
     /// A video of a hand moving the board from view to view: each view held still for `hold` frames,
     /// `move` frames of motion in between, at `fps`. Written to `url` (MJPEG AVI).
     public func renderClip(to url: URL, hold: Int, move: Int, fps: Double) throws {
-        let scenes = try viewScenes()
+        let scenes = try charuco == nil ? viewScenes() : charucoScenes()
         let renderer = SceneRenderer()
         let writer = try VideoFileWriter(url: url, width: width, height: height, framesPerSecond: fps)
         func frame(_ scene: Scene) throws -> Frame {
@@ -128,6 +143,15 @@ public struct CalibrationVerification {
         try writer.finish()
     }
 
+    /// The ChArUco board's views (each leaving part of the board outside the image), reproducible from the seed.
+    public func charucoScenes() throws -> [Scene] {
+        guard let charuco else { return [] }
+        var views = CharucoViews(board: charuco, camera: camera, width: width, height: height, partial: true)
+        views.degradations.noise = noise
+        views.degradations.blur = blur
+        return try views.scenes(count: self.views, seed: seed)
+    }
+
     /// `checkpoint` is called between renders and pipelines and may throw to stop the run (Ctrl-C).
     public func run(checkpoint: () throws -> Void = {}) throws -> Summary {
         let rendered = try renderViews(checkpoint: checkpoint)
@@ -143,7 +167,17 @@ public struct CalibrationVerification {
         plain.maxFocalUncertainty = .infinity
         pipelines.append(("OpenCV sample (cornerSubPix 11)", plain))
         let truth = camera
-        let results = try pipelines.map { name, calibrator -> PipelineResult in
+        var inputs = pipelines.map { (name: $0.0, calibrator: $0.1, images: images) }
+        if let charuco {
+            try checkpoint()
+            let renderer = SceneRenderer()
+            let renders = try charucoScenes().enumerated().map {
+                try checkpoint()
+                return (name: String(format: "charuco_%03d", $0.offset), image: try renderer.render($0.element))
+            }
+            inputs.append(("markerkit ChArUco (views leave image)", Calibrator(target: .charuco(charuco)), renders))
+        }
+        let results = try inputs.map { name, calibrator, images -> PipelineResult in
             try checkpoint()
             let (views, w, h) = calibrator.findBoards(in: images)
             let c = try calibrator.calibrate(views: views, width: w, height: h, name: "verify").calibration
@@ -151,11 +185,44 @@ public struct CalibrationVerification {
             for (key, estimate, real) in [("fx", c.fx, truth.fx), ("fy", c.fy, truth.fy), ("cx", c.cx, truth.cx), ("cy", c.cy, truth.cy)] {
                 intrinsics[key] = [estimate, real, 100 * (estimate - real) / real]
             }
-            return PipelineResult(pipeline: name, viewsUsed: c.provenance?.views ?? 0, rms: c.provenance?.rms ?? .nan,
-                                  intrinsics: intrinsics, distortion: c.distortion,
-                                  worstRelativeError: intrinsics.values.map { abs($0[2]) }.max() ?? .nan)
+            var result = PipelineResult(pipeline: name, viewsUsed: c.provenance?.views ?? 0, rms: c.provenance?.rms ?? .nan,
+                                        intrinsics: intrinsics, distortion: c.distortion,
+                                        worstRelativeError: intrinsics.values.map { abs($0[2]) }.max() ?? .nan)
+            let (edge, whole) = try Self.projectionDifferences(c, truth: truth, width: width, height: height)
+            result.edgeRMS = Self.rms(edge)
+            result.worstEdge = edge.max()
+            result.imageRMS = Self.rms(whole)
+            return result
         }
         return Summary(views: views, seed: seed, width: width, height: height, truth: truth.cameraMatrix,
                        truthDistortion: truth.distortion, noise: noise, blur: blur, pipelines: results)
     }
+
+    /// Rays on a fine grid over the true lens's one-to-one range, each projected through the true camera
+    /// and through the estimate: the distances (px) for the rays the truth puts within 5% of the image's
+    /// edges, and for all that land in the image. (Rays, not pixels taken back through the lens: OpenCV's
+    /// undistortPoints does not converge near the corners of a strong lens.)
+    static func projectionDifferences(_ estimate: CameraCalibration, truth: CameraCalibration, width: Int, height: Int) throws
+        -> (edge: [Double], image: [Double]) {
+        let range = try SceneRenderer.lensRange(truth), steps = 160
+        var rays: [(Double, Double, Double)] = []
+        for j in 0...steps {
+            for i in 0...steps {
+                let x: Double = range * (2 * Double(i) / Double(steps) - 1), y: Double = range * (2 * Double(j) / Double(steps) - 1)
+                if (x * x + y * y).squareRoot() < range { rays.append((x, y, 1)) }
+            }
+        }
+        let origin = Pose3D(rvec: [0, 0, 0], tvec: [0, 0, 0])
+        let real = try SceneTruth.project(rays, pose: origin, camera: truth), estimated = try SceneTruth.project(rays, pose: origin, camera: estimate)
+        var edge: [Double] = [], image: [Double] = []
+        let w = Double(width), h = Double(height)
+        for (p, q) in zip(real, estimated) where p.x >= -0.5 && p.y >= -0.5 && p.x <= w - 0.5 && p.y <= h - 0.5 {
+            let d = p.distance(to: q)
+            image.append(d)
+            if p.x < 0.05 * w || p.x > 0.95 * w || p.y < 0.05 * h || p.y > 0.95 * h { edge.append(d) }
+        }
+        return (edge, image)
+    }
+
+    static func rms(_ values: [Double]) -> Double { (values.map { $0 * $0 }.reduce(0, +) / Double(max(values.count, 1))).squareRoot() }
 }

@@ -4,10 +4,12 @@ import MarkerKit
 
 struct Calibrate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Camera intrinsics from chessboard images, stored in Calibrations/ (OpenCV FileStorage YAML).",
+        abstract: "Camera intrinsics from chessboard or ChArUco images, stored in Calibrations/ (OpenCV FileStorage YAML).",
         discussion: """
         Each image is searched for the board (findChessboardCorners + cornerSubPix, which gave a lower \
-        error than findChessboardCornersSB on OpenCV's sample images). Views whose error is more than 3 \
+        error than findChessboardCornersSB on OpenCV's sample images) or, with a ChArUco board spec, for \
+        its markers and corners: a ChArUco view counts with 6 or more corners not on one line, so the \
+        board may leave the image, which puts corners where the lens distorts most. Views whose error is more than 3 \
         times the median are dropped and the solve repeated; every image not used is named with the reason. \
         An existing calibration is never replaced without --force. Images are searched on every core at \
         once (--jobs), with the same result as --jobs 1.
@@ -17,14 +19,15 @@ struct Calibrate: ParsableCommand {
           markerkit calibrate left*.jpg --inner 9x6 --square 25mm --name left --report left.pdf
           markerkit calibrate shots/ --inner 9x6 --square 1in --model opencv8 -o webcam.xml
           markerkit calibrate views/ --name webcam       # views/capture.json from 'markerkit capture'
+          markerkit calibrate shots/ --board charuco.json --name webcam   # from 'generate charuco'
 
         """
     )
 
-    @Argument(help: "Chessboard images, or folders of them.")
+    @Argument(help: "Images of the board, or folders of them.")
     var inputs: [String]
 
-    @Option(help: ArgumentHelp("The board spec written by 'markerkit generate checkerboard'.", valueName: "board.json"))
+    @Option(help: ArgumentHelp("The board spec written by 'markerkit generate checkerboard' or 'generate charuco'.", valueName: "board.json"))
     var board: String?
 
     @Option(help: ArgumentHelp("Inner corners, COLUMNSxROWS (9x6 for 10x7 squares), instead of --board.", valueName: "cols x rows"), transform: InnerCorners.parse)
@@ -64,14 +67,14 @@ struct Calibrate: ParsableCommand {
     func run() throws {
         let jobCount = try jobs.count()
         let inputs = try CalibrationJob.Inputs.from(paths: self.inputs)
-        let checkerboard = try BoardOptions.checkerboard(board: board, inner: inner, square: square, log: inputs.log)
+        let target = try BoardOptions.target(board: board, inner: inner, square: square, log: inputs.log)
         let name = name ?? "camera"
         try CalibrationStore.validate(name: name)
         let location = try output.map(Self.file) ?? CalibrationLocation(name: name)
         try location.checkDestination(force: force)
         let reportTarget = try reportDestination(report, force: force)
 
-        var job = CalibrationJob(board: checkerboard, images: inputs.images, name: name)
+        var job = CalibrationJob(target: target, images: inputs.images, name: name)
         job.calibrator.model = model.model
         job.calibrator.fixAspect = fixAspect
         job.calibrator.zeroTangent = zeroTangent

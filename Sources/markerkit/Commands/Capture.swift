@@ -9,7 +9,8 @@ struct Capture: ParsableCommand {
         Without a board, frames are saved on a key press (space or enter; q quits) or every --every \
         seconds. With --board and --auto, a view is saved only when the board is found, held still for \
         half a second, sharp, and new (its position, size and skew differ from every saved view, as in \
-        ROS's calibrator); four coverage bars show how much of each range is covered, and with a display \
+        ROS's calibrator); coverage bars show how much of each range is covered (with a ChArUco board, \
+        which may leave the image, also how many of the image's corners views reached), and with a display \
         a preview window shows the board as found. It stops at --count \
         or when coverage is full, writes DIR/capture.json (which 'markerkit calibrate DIR' reads), and with \
         --calibrate NAME calibrates at once. Ctrl-C stops; every saved frame and the log stay.
@@ -27,7 +28,7 @@ struct Capture: ParsableCommand {
     @OptionGroup var camera: CameraOptions
     @Option(name: .customLong("out"), help: ArgumentHelp("Folder for the saved frames and capture.json (created when missing).", valueName: "dir")) var out: String?
     @Option(help: "How many frames or views to save.") var count: Int = 30
-    @Option(help: ArgumentHelp("The board spec from 'markerkit generate checkerboard'.", valueName: "board.json")) var board: String?
+    @Option(help: ArgumentHelp("The board spec from 'markerkit generate checkerboard' or 'generate charuco'.", valueName: "board.json")) var board: String?
     @Flag(help: "With --board: save views by themselves when they pass the gates.") var auto = false
     @Option(help: ArgumentHelp("Without a board: save a frame every this many seconds.", valueName: "seconds")) var every: Double?
     @Option(help: ArgumentHelp("Calibrate from the saved views and store the result under this name.", valueName: "name")) var calibrate: String?
@@ -41,14 +42,14 @@ struct Capture: ParsableCommand {
         if auto && board == nil { throw MarkerKitError.invalidArgument("--auto needs --board board.json") }
         let location = try calibrate.map { try CalibrationLocation(name: $0) }
         if calibrate != nil && board == nil { throw MarkerKitError.invalidArgument("--calibrate needs --board board.json") }
-        let checkerboard = try board.map { try BoardSpec.read(from: URL(fileURLWithPath: $0)).checkerboard() }
+        let target = try board.map { try BoardSpec.read(from: URL(fileURLWithPath: $0)).calibrationTarget() }
         try location?.checkDestination(force: force)
         let trigger: CaptureSession.Trigger = auto ? .assistant : every.map { .every($0) } ?? .onRequest
         let keys = trigger == .onRequest ? try KeyReader() : nil
         if trigger == .onRequest && keys == nil {
             throw MarkerKitError.invalidArgument("without --auto, give --every SECONDS (no terminal to press keys in)")
         }
-        var session = try CaptureSession(directory: URL(fileURLWithPath: out), source: device, board: checkerboard, count: count, trigger: trigger)
+        var session = try CaptureSession(directory: URL(fileURLWithPath: out), source: device, target: target, count: count, trigger: trigger)
         try session.checkDestination(force: force)
         let feed = try camera.open(device, color: true)
         defer { feed.stop() } // also when a frame throws: the reading thread must be done before exit
@@ -74,8 +75,8 @@ struct Capture: ParsableCommand {
         keys?.restore()
         let saved = outcome.saved.count
         print("saved \(saved) frame\(saved == 1 ? "" : "s") in \(directory.relativePath)/ with capture.json (\(feed.processed) frames seen, \(feed.dropped) dropped)\(Interrupt.requested ? ", stopped by Ctrl-C" : "")")
-        if let calibrate, let checkerboard, let location {
-            let result = try CalibrationJob(board: checkerboard, images: outcome.saved, name: calibrate).run()
+        if let calibrate, let target, let location {
+            let result = try CalibrationJob(target: target, images: outcome.saved, name: calibrate).run()
             for line in CalibrationSummary.lines(for: result.calibration) { print(line) }
             try location.write(result.calibration, force: force)
             print("stored \(location.url.relativePath)")

@@ -22,6 +22,10 @@ struct Detect: ParsableCommand {
         is ignored. A photo with an EXIF orientation is turned as viewers show it: width, height and \
         corners are in that picture, and its JSON says "orientation": {"exif": 6, "applied": true}.
 
+        With --board (a spec from 'markerkit generate charuco') each frame also gives the board's corners found \
+        in the image near its markers, only where the image shows a corner: OpenCV's corner IDs and sub-pixel \
+        positions ("board" in the JSON). Markers are then read in the board's dictionary.
+
         Images are read and detected on every core at once (--jobs), a video's frames detected on every \
         core while it is decoded; results and files come in input order, the same as with --jobs 1.
 
@@ -30,6 +34,7 @@ struct Detect: ParsableCommand {
           markerkit detect phone.jpg --dictionary 5x5_100
           markerkit detect captures/ --json result.json --annotate annotated/
           markerkit detect clip.avi --calibration intrinsics.yml --marker-size 50mm --jsonl
+          markerkit detect shots/ --board charuco.json --json corners.json --annotate annotated/
         """
     )
 
@@ -50,6 +55,9 @@ struct Detect: ParsableCommand {
     @Option(help: ArgumentHelp("Write annotated images (and videos) into this folder.", valueName: "dir"))
     var annotate: String?
 
+    @Option(help: ArgumentHelp("Also find this ChArUco board's corners (a spec from 'generate charuco').", valueName: "board.json"))
+    var board: String?
+
     @Flag(help: "Print the time spent in each detector stage to stderr.")
     var timings = false
 
@@ -60,6 +68,7 @@ struct Detect: ParsableCommand {
         let estimator = try poseOptions.estimator()
         let jsonURL = try outputFile(json ?? (jsonl ? "-" : nil), force: forceOption.force)
         let jsonToStdout = json == "-" || (json == nil && jsonl)
+        let charuco = try BoardOptions.charuco(board: board, dictionary: dictionaryOption.dictionary)
 
         let catalog = InputCatalog(paths: inputs)
         for line in catalog.notes { note(line) }
@@ -71,8 +80,9 @@ struct Detect: ParsableCommand {
         }
         let annotation = try annotate.map { try OutputFolder($0, option: "--annotate") }
 
-        var job = DetectionJob(detector: MarkerDetector(dictionary: dictionaryOption.dictionary), poseEstimator: estimator,
+        var job = DetectionJob(detector: MarkerDetector(dictionary: charuco?.dictionary ?? dictionaryOption.dictionary), poseEstimator: estimator,
                                annotationDirectory: annotation?.url, collectTimings: timings)
+        job.board = charuco.map { CharucoDetector(board: $0) }
         var stream = try jsonl ? JSONLines(url: jsonURL) : nil
         var collected: [DetectionReport.FrameResult] = []
         var processed = 0
@@ -106,14 +116,5 @@ struct Detect: ParsableCommand {
             }
         }
         if !failures.isEmpty { throw ExitCode(1) }
-    }
-
-    static func describe(_ summary: DetectionJob.Summary) -> String {
-        let ids = summary.ids.map(String.init).joined(separator: " ")
-        var line = summary.frames == 1
-            ? "\(summary.source): \(summary.detections) marker\(summary.detections == 1 ? "" : "s")\(ids.isEmpty ? "" : ": \(ids)")"
-            : "\(summary.source): \(summary.frames) frames, \(summary.detections) detections\(ids.isEmpty ? "" : ", IDs \(ids)")"
-        if let annotated = summary.annotated { line += " -> \(annotated.relativePath)" }
-        return line
     }
 }

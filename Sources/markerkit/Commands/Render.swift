@@ -19,6 +19,7 @@ struct Render: ParsableCommand {
           markerkit render --seed 7 --count 20 -o renders/
           markerkit render --count 100 --calibration webcam --noise 2 --blur 0.5 -o hard/
           markerkit render --clip 20 --size 640x480 -o clip.avi    # then: capture --device clip.avi --auto
+          markerkit render --clip 20 --board charuco -o clip.avi   # a ChArUco board leaving the image
           markerkit render --profile phone --count 5 -o phone/
         """
     )
@@ -38,12 +39,15 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("JPEG quality 1-100 (default: none).", valueName: "quality")) var jpeg: Int?
     @Option(help: ArgumentHelp("Instead of marker images: a video of a 9x6 board (30 mm squares) moved through this many calibration views, with its board spec beside it.", valueName: "views"))
     var clip: Int?
+    @Option(help: ArgumentHelp("With --clip: 'charuco' for a 10x7 ChArUco board (30 mm squares, 22 mm markers) that leaves the image in every view, or a ChArUco board spec.", valueName: "charuco|board.json"))
+    var board: String?
     @Option(name: .shortAndLong, help: ArgumentHelp("Output folder (created when missing), or the video file with --clip.", valueName: "dir|file")) var output: String
 
     func run() throws {
+        if board != nil && clip == nil { throw MarkerKitError.invalidArgument("--board goes with --clip") }
         if let clip {
             guard !profileOption.isPhone else { throw MarkerKitError.invalidArgument("--clip renders a calibration board: --profile phone does not apply") }
-            return try renderClip(views: clip)
+            return try renderClip(views: clip, charuco: board.map(BoardOptions.renderedCharuco))
         }
         guard (1...100_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-100000") }
         guard (0...1_000_000).contains(start) else { throw MarkerKitError.invalidArgument("--start \(start) is outside 0-1000000") }

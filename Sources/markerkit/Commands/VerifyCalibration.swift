@@ -8,11 +8,17 @@ struct VerifyCalibration: ParsableCommand {
         abstract: "Calibrate rendered checkerboard views of a known camera with MarkerKit's pipeline and OpenCV's sample pipeline.",
         discussion: """
         The truth is the built-in webcam-like camera (or --calibration); the views show a 9x6 board of 30 mm \
-        squares at random distances and positions, tilted 10-45° in directions spread around the circle. Reports each intrinsic's error against the truth.
+        squares at random distances and positions, tilted 10-45° in directions spread around the circle. Reports each intrinsic's error against the truth, \
+        and how far a pixel near the image's edges lands from itself when sent through the true lens and back through the estimate.
+
+        With --board charuco (or a ChArUco board spec) as many views of a ChArUco board of the same size \
+        (10x7 squares of 30 mm, 22 mm markers) are rendered on the same camera, each leaving part of the board \
+        outside the image, and calibrated too: the chessboard must be seen whole, the ChArUco board need not.
 
         Examples:
           markerkit verify calibration --views 30 --seed 7
           markerkit verify calibration --views 20 --noise 2 --json calib.json
+          markerkit verify calibration --views 20 --board charuco --k1 -0.4
         """
     )
 
@@ -21,6 +27,10 @@ struct VerifyCalibration: ParsableCommand {
     @Option(help: ArgumentHelp("Image size in pixels, without --calibration (default: 1280x720).", valueName: "WxH"), transform: ImageSize.parse)
     var size = ImageSize.webcam
     @Option(help: ArgumentHelp("The true camera: a stored name or a calibration file.", valueName: "name|file")) var calibration: String?
+    @Option(help: ArgumentHelp("Also calibrate from ChArUco views leaving the image: 'charuco' or a ChArUco board spec.", valueName: "charuco|board.json"))
+    var board: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("The true camera's k1 instead of its own (a pinhole model), e.g. -0.4 for a strong barrel lens.", valueName: "k1"))
+    var k1: Double?
     @Option(help: ArgumentHelp("Gaussian noise in gray levels.", valueName: "sigma")) var noise: Double = 0
     @Option(help: ArgumentHelp("Gaussian blur in pixels.", valueName: "sigma")) var blur: Double = 0
     @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
@@ -29,7 +39,14 @@ struct VerifyCalibration: ParsableCommand {
     func run() throws {
         guard (3...500).contains(views) else { throw MarkerKitError.invalidArgument("--views \(views) is outside 3-500") }
         try checkDegradations(noise: noise, blur: blur)
-        let camera = try renderCamera(calibration: calibration, size: size)
+        var camera = try renderCamera(calibration: calibration, size: size)
+        if let k1 {
+            guard camera.model != .fisheye, k1.isFinite, abs(k1) <= 1 else {
+                throw MarkerKitError.invalidArgument("--k1 takes a value from -1 to 1 for a pinhole camera")
+            }
+            camera.distortion[0] = k1
+        }
+        let charuco = try board.map(BoardOptions.renderedCharuco)
         guard camera.imageWidth >= 160, camera.imageHeight >= 120 else {
             throw MarkerKitError.invalidArgument("calibration views need at least 160x120 pixels, not \(camera.imageWidth)x\(camera.imageHeight)")
         }
@@ -37,6 +54,7 @@ struct VerifyCalibration: ParsableCommand {
         var verification = try CalibrationVerification(camera: camera, width: camera.imageWidth, height: camera.imageHeight, views: views, seed: seed)
         verification.noise = noise
         verification.blur = blur
+        verification.charuco = charuco
         Interrupt.install()
         let summary = try verification.run { try Interrupt.checkpoint("verify calibration") }
         print(summary.table)

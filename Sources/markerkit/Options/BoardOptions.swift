@@ -1,14 +1,33 @@
 import Foundation
 import MarkerKit
 
-/// Which board `calibrate` looks for: --board, else --inner with --square, else the one a capture log names.
+/// Which board `calibrate` looks for: --board (a chessboard or ChArUco spec), else --inner with --square,
+/// else the one a capture log names.
 enum BoardOptions {
-    static func checkerboard(board: String?, inner: InnerCorners?, square: Length?, log: CaptureLog?) throws -> Checkerboard {
-        if let board { return try BoardSpec.read(from: URL(fileURLWithPath: board)).checkerboard() }
+    static func target(board: String?, inner: InnerCorners?, square: Length?, log: CaptureLog?) throws -> CalibrationTarget {
+        if let board { return try BoardSpec.read(from: URL(fileURLWithPath: board)).calibrationTarget() }
         if let inner, let square {
-            return try Checkerboard(innerColumns: inner.columns, innerRows: inner.rows, square: square)
+            return .checkerboard(try Checkerboard(innerColumns: inner.columns, innerRows: inner.rows, square: square))
         }
-        if let fromLog = try log?.checkerboard() { return fromLog }
+        if let fromLog = try log?.calibrationTarget() { return fromLog }
         throw MarkerKitError.invalidArgument("give --board board.json, or --inner and --square (or a capture log that names its board)")
+    }
+
+    /// The ChArUco board `detect --board` looks for; its dictionary is the one markers are read in, so a
+    /// different --dictionary is refused.
+    static func charuco(board: String?, dictionary: MarkerDictionary) throws -> CharucoBoard? {
+        guard let board else { return nil }
+        let charuco = try BoardSpec.read(from: URL(fileURLWithPath: board)).charucoBoard()
+        if dictionary != .arucoOriginal, dictionary != charuco.dictionary {
+            throw MarkerKitError.invalidArgument("--dictionary \(dictionary.name) differs from the board's \(charuco.dictionary.name): leave it out")
+        }
+        return charuco
+    }
+
+    /// The ChArUco board of `verify calibration --board` and `render --clip --board`: `charuco` for one as
+    /// large as the rendered chessboard (10x7 squares of 30 mm, 22 mm markers), else a board spec file.
+    static func renderedCharuco(_ text: String) throws -> CharucoBoard {
+        if text.lowercased() == "charuco" { return try CharucoBoard(squaresX: 10, squaresY: 7, square: .mm(30), marker: .mm(22)) }
+        return try BoardSpec.read(from: URL(fileURLWithPath: text)).charucoBoard()
     }
 }

@@ -7,7 +7,7 @@ enum CaptureStatus {
         let fps = String(format: "%.1f fps", feed.framesPerSecond)
         switch trigger {
         case .assistant:
-            let bars = zip(["X", "Y", "Size", "Skew"], update.coverage ?? []).map { name, value in
+            let bars = zip(["X", "Y", "Size", "Skew", "Corners"], update.coverage ?? []).map { name, value in
                 "\(name) [" + String(repeating: "#", count: Int(value * 10)) + String(repeating: "-", count: 10 - Int(value * 10)) + "]"
             }.joined(separator: " ")
             let views = update.saved + (update.saving ? 1 : 0)

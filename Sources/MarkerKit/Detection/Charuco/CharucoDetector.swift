@@ -37,7 +37,33 @@ public struct CharucoDetector: Sendable {
         }
         // An ID read twice cannot be placed: neither copy is used.
         mine.removeAll { seen[$0.id]! > 1 }
-        return CharucoDetection(corners: corners(in: image, markers: mine), markers: mine, foreignMarkers: foreign)
+        var placed = consistent(mine)
+        // Most of the markers out of place: the image shows another board than the spec describes.
+        if 2 * placed.count < mine.count { placed = [] }
+        foreign += mine.filter { marker in !placed.contains { $0.id == marker.id } }
+        return CharucoDetection(corners: corners(in: image, markers: placed), markers: placed, foreignMarkers: foreign)
+    }
+
+    /// The markers that sit where the board's layout puts them relative to their neighbours: each
+    /// marker's homography, applied to a neighbour's board corners (within two squares), must land
+    /// within a third of a marker side of where that neighbour was found. A marker the most of whose
+    /// neighbours disagree is not of this board as the spec describes it (another layout, another
+    /// size, or a marker of another board with the same ID); a marker with no neighbour found is kept.
+    /// When fewer than half the markers fit, none is used: the board is not the one described.
+    func consistent(_ markers: [MarkerDetection]) -> [MarkerDetection] {
+        let placed = board.markers
+        func square(_ m: MarkerDetection) -> CharucoBoard.PlacedMarker { placed[m.id - board.firstID] }
+        return markers.filter { marker in
+            guard let h = Homography(from: square(marker).corners, to: marker.corners) else { return false }
+            var agree = 0, disagree = 0
+            for other in markers where other.id != marker.id {
+                let a = square(marker), b = square(other)
+                guard abs(a.column - b.column) <= 2, abs(a.row - b.row) <= 2 else { continue }
+                let error = zip(b.corners, other.corners).map { h.map($0).distance(to: $1) }.max() ?? .infinity
+                if error <= other.meanSide / 3 { agree += 1 } else { disagree += 1 }
+            }
+            return agree >= disagree
+        }
     }
 
     /// The board's corners found in `image` near `markers` (this board's, any detector's), by ID.
