@@ -122,4 +122,25 @@ import Testing
         let line = (0..<5).map { Point2(x: Double($0), y: 2 * Double($0)) }
         #expect(Homography(from: line, to: line) == nil)
     }
+
+    @Test func verifyCalibrationComparesChArUcoWithTheChessboardAndItsCornersWithOpenCVs() throws {
+        var camera = BuiltInCamera.webcam(width: 800, height: 600)
+        camera.distortion[0] = -0.4
+        var verification = try CalibrationVerification(camera: camera, width: 800, height: 600, views: 8, seed: 3)
+        verification.charuco = try CharucoBoard(squaresX: 10, squaresY: 7, square: .mm(30), marker: .mm(22))
+        let summary = try verification.run()
+        print(summary.table)
+        let charuco = try #require(summary.pipelines.last)
+        let chessboard = summary.pipelines[0]
+        #expect(charuco.pipeline.contains("ChArUco") && charuco.worstRelativeError <= 0.1)
+        let (charucoEdge, chessboardEdge) = (try #require(charuco.edgeRMS), try #require(chessboard.edgeRMS))
+        #expect(charucoEdge <= chessboardEdge)
+        let rows = try #require(summary.charucoCorners).rows
+        let ours = try #require(rows.first { $0.pipeline == "markerkit" })
+        let opencv = rows.filter { $0.pipeline.hasPrefix("opencv") }
+        // Known and open (issue 18 note): in this set one corner at the image's edge, where k1 = -0.4
+        // squeezes the squares, is reported 7.5 px off; the calibration drops its view as an outlier.
+        #expect(opencv.count == 4 && ours.wrong <= 1 && ours.rmse <= 0.05)
+        #expect(opencv.allSatisfy { ours.found >= $0.found && ours.rmse <= 0.5 * $0.rmse })
+    }
 }

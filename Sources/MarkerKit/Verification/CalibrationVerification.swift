@@ -54,6 +54,8 @@ public struct CalibrationVerification {
         public let noise: Double
         public let blur: Double
         public let pipelines: [PipelineResult]
+        /// With a ChArUco board: its corners on the same renders, MarkerKit beside OpenCV.
+        public var charucoCorners: CharucoCornerAccuracy? = nil
 
         public var table: String {
             var lines = ["\(views) rendered views \(width)x\(height), seed \(seed), noise \(noise), blur \(blur); truth fx \(truth[0]) fy \(truth[4]) cx \(truth[2]) cy \(truth[5])", ""]
@@ -65,6 +67,7 @@ public struct CalibrationVerification {
             }
             lines.append("")
             lines.append("edge px: RMS distance between where the true camera and the estimate project the same ray, over rays landing within 5% of the image's edges; image px: over the whole image")
+            if let charucoCorners { lines += ["", charucoCorners.table] }
             return lines.joined(separator: "\n")
         }
     }
@@ -168,14 +171,19 @@ public struct CalibrationVerification {
         pipelines.append(("OpenCV sample (cornerSubPix 11)", plain))
         let truth = camera
         var inputs = pipelines.map { (name: $0.0, calibrator: $0.1, images: images) }
+        var cornerAccuracy: CharucoCornerAccuracy?
         if let charuco {
             try checkpoint()
             let renderer = SceneRenderer()
-            let renders = try charucoScenes().enumerated().map {
+            let scenes = try charucoScenes()
+            let renders = try scenes.enumerated().map {
                 try checkpoint()
                 return (name: String(format: "charuco_%03d", $0.offset), image: try renderer.render($0.element))
             }
             inputs.append(("markerkit ChArUco (views leave image)", Calibrator(target: .charuco(charuco)), renders))
+            let truths = try scenes.map { try SceneTruth.charucoCorners(of: $0)[0] }
+            cornerAccuracy = try CharucoCornerAccuracy.measure(board: charuco, camera: camera,
+                                                               renders: zip(renders, truths).map { ($0.image, $1) })
         }
         let results = try inputs.map { name, calibrator, images -> PipelineResult in
             try checkpoint()
@@ -194,8 +202,10 @@ public struct CalibrationVerification {
             result.imageRMS = Self.rms(whole)
             return result
         }
-        return Summary(views: views, seed: seed, width: width, height: height, truth: truth.cameraMatrix,
-                       truthDistortion: truth.distortion, noise: noise, blur: blur, pipelines: results)
+        var summary = Summary(views: views, seed: seed, width: width, height: height, truth: truth.cameraMatrix,
+                              truthDistortion: truth.distortion, noise: noise, blur: blur, pipelines: results)
+        summary.charucoCorners = cornerAccuracy
+        return summary
     }
 
     /// Rays on a fine grid over the true lens's one-to-one range, each projected through the true camera

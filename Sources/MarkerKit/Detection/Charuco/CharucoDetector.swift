@@ -169,7 +169,9 @@ public struct CharucoDetector: Sendable {
         // The image must hold a corner: contrast, fit, edges along the board's lines, near the prediction.
         let contrast = abs(r.contrast)
         guard contrast >= minContrast, r.rms <= maxResidual * contrast, r.blur < reach * pixelsPerMM else { return nil }
-        guard r.point.distance(to: guess) <= maxShift * s * pixelsPerMM else { return nil }
+        // Inside the image (a fit run off past its edge once ended 6 px outside it), and near the prediction.
+        guard r.point.x >= 0, r.point.y >= 0, r.point.x <= Double(image.width - 1), r.point.y <= Double(image.height - 1),
+              r.point.distance(to: guess) <= maxShift * s * pixelsPerMM else { return nil }
         let normals = [r.angles.0, r.angles.1].map { Point2(x: cos($0), y: sin($0)) }
         let limit = cos((90 - maxEdgeAngle) * Double.pi / 180)
         func along(_ n: Point2, _ e: Point2) -> Double { abs(n.x * e.x + n.y * e.y) / (e.x * e.x + e.y * e.y).squareRoot() }
