@@ -70,11 +70,11 @@ public struct CharucoDetector: Sendable {
     public func corners(in image: GrayImage, markers: [MarkerDetection]) -> [CharucoDetection.Corner] {
         let prediction = CornerPrediction(board: board, markers: markers)
         let total = (board.squaresX - 1) * (board.squaresY - 1)
-        var found: [Int: Point2] = [:]
+        var found: [Int: Point2] = [:], fits: [Int: XCornerFit.Result] = [:]
         var fit = XCornerFit()
         for id in 0..<total {
             guard let h = prediction.fromMarkers(corner: id) else { continue }
-            if let p = refine(id, homography: h, prediction: prediction, in: image, fit: &fit) { found[id] = p }
+            if let r = refine(id, homography: h, prediction: prediction, in: image, fit: &fit) { found[id] = r.point; fits[id] = r }
         }
         // Corners no read marker is near: from the corners found around them, repeated while it finds more.
         var grew = !found.isEmpty
@@ -82,18 +82,33 @@ public struct CharucoDetector: Sendable {
             grew = false
             for id in 0..<total where found[id] == nil {
                 guard let h = prediction.fromCorners(corner: id, found: found),
-                      let p = refine(id, homography: h, prediction: prediction, in: image, fit: &fit) else { continue }
-                found[id] = p
+                      let r = refine(id, homography: h, prediction: prediction, in: image, fit: &fit) else { continue }
+                found[id] = r.point
+                fits[id] = r
                 grew = true
             }
         }
+        // Each corner's fitted edges run along the board's lines, so the corners found next to it (left,
+        // right, above, below) lie on them: a neighbour more than a twentieth of their distance off the
+        // edge pointing at it (bend included) means this corner was fitted to something else (once, at
+        // the edge of a k1 = -0.4 lens, 7.5 px off).
+        let columns = board.squaresX - 1
+        let outliers = fits.filter { id, r in
+            let x = id % columns
+            let next = [x > 0 ? id - 1 : nil, x < columns - 1 ? id + 1 : nil, id - columns, id + columns].compactMap { $0 }
+            return next.contains { n in
+                guard let q = found[n] else { return false }
+                return r.distance(of: q, fromEdge: r.edge(towards: q)) > 0.05 * q.distance(to: r.point)
+            }
+        }
+        for id in outliers.keys { found[id] = nil }
         return found.keys.sorted().map { CharucoDetection.Corner(id: $0, point: found[$0]!) }
     }
 
-    /// Corner `id` found in the image near where `homography` puts it, or nil when the image does not
-    /// show a corner there.
+    /// Corner `id` found in the image near where `homography` puts it (the fit), or nil when the image
+    /// does not show a corner there.
     private func refine(_ id: Int, homography h: Homography, prediction: CornerPrediction, in image: GrayImage,
-                        fit: inout XCornerFit) -> Point2? {
+                        fit: inout XCornerFit) -> XCornerFit.Result? {
         let b = prediction.position(of: id)
         let guess = h.map(b)
         guard guess.x.isFinite, guess.y.isFinite, let back = h.inverse else { return nil }
@@ -177,6 +192,6 @@ public struct CharucoDetector: Sendable {
         func along(_ n: Point2, _ e: Point2) -> Double { abs(n.x * e.x + n.y * e.y) / (e.x * e.x + e.y * e.y).squareRoot() }
         // Each fitted edge lies along one board line: its normal is near-perpendicular to that line's direction.
         let fits = (along(normals[0], du) <= limit && along(normals[1], dv) <= limit) || (along(normals[0], dv) <= limit && along(normals[1], du) <= limit)
-        return fits ? r.point : nil
+        return fits ? r : nil
     }
 }
