@@ -90,7 +90,9 @@ import Testing
         let decoder = JSONDecoder()
         let lossless = try decoder.decode(DetectionReport.FrameResult.self, from: Data(detect.stdout.utf8)).markers
         let lines = try String(contentsOf: dir.appendingPathComponent("track.jsonl"), encoding: .utf8).split(separator: "\n")
-        #expect(lines.count >= 2, "\(lines.count) frames of the 20 sent")
+        // Live reading drops frames that come late, so how many of the 20 get tracked depends on the load
+        // (1 of 20 twice while a release build ran beside it on 2 cores): one decoded frame is the point.
+        #expect(lines.count >= 1, "\(lines.count) frames of the 20 sent")
         for line in lines {
             let markers = try decoder.decode(DetectionReport.FrameResult.self, from: Data(line.utf8)).markers
             #expect(markers.map(\.id) == lossless.map(\.id))
