@@ -8,7 +8,6 @@ public struct Homography: Sendable, Equatable {
 
     /// The least-squares fit (DLT on coordinates moved to their centroid and scaled to unit spread) of
     /// `from` onto `to`, or nil with fewer than four pairs or points too close to a line.
-    @inline(never)
     public init?(from: [Point2], to: [Point2]) {
         guard from.count == to.count, from.count >= 4 else { return nil }
         func normalizer(_ p: [Point2]) -> (cx: Double, cy: Double, s: Double) {

@@ -2,7 +2,6 @@
 public enum LinearSystem {
     /// Solves `a x = b` for a `size` x `size` row-major `a` by Gaussian elimination with partial
     /// pivoting; nil when `a` is singular or the result is not finite.
-    @inline(never)
     public static func solve(_ a: [Double], _ b: [Double], size n: Int) -> [Double]? {
         var m = a, x = b
         for column in 0..<n {

@@ -48,14 +48,14 @@ struct CornerPrediction {
         return nil
     }
 
-    /// The homography around corner `id` from corners already found within `reach` squares of it (at
-    /// least four, not on one line), or nil.
-    func fromCorners(corner id: Int, found: [Int: Point2], reach: Int = 2) -> Homography? {
+    /// The homography around corner `id` from corners already found within two squares of it (at least
+    /// four, not on one line), or nil.
+    func fromCorners(corner id: Int, found: [Int: Point2]) -> Homography? {
         let columns = board.squaresX - 1, rows = board.squaresY - 1
         let cx = id % columns, cy = id / columns
         var from: [Point2] = [], to: [Point2] = [], cells: [(Int, Int)] = []
-        for y in max(0, cy - reach)...min(rows - 1, cy + reach) {
-            for x in max(0, cx - reach)...min(columns - 1, cx + reach) {
+        for y in max(0, cy - 2)...min(rows - 1, cy + 2) {
+            for x in max(0, cx - 2)...min(columns - 1, cx + 2) {
                 guard let p = found[y * columns + x] else { continue }
                 from.append(position(of: y * columns + x))
                 to.append(p)
