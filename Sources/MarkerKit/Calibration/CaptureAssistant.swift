@@ -55,7 +55,13 @@ public struct CaptureAssistant {
     public var lastCorners: [Point2]? { previous?.corners }
     private var stillSince: Double?
 
-    public init(settings: Settings) { self.settings = settings }
+    /// A ChArUco board's detector, made once for every frame.
+    private let charucoDetector: CharucoDetector?
+
+    public init(settings: Settings) {
+        self.settings = settings
+        if case .charuco(let board) = settings.target { charucoDetector = CharucoDetector(board: board) } else { charucoDetector = nil }
+    }
 
     /// Looks at one frame; keeps it when it passes every gate.
     public mutating func consider(_ sourced: SourcedFrame) throws -> Verdict {
@@ -147,7 +153,7 @@ public struct CaptureAssistant {
         case .checkerboard(let board):
             return try FastChessboardFinder(innerColumns: board.innerColumns, innerRows: board.innerRows).find(in: gray).map { ($0, Array($0.indices)) }
         case .charuco(let board):
-            let found = try CharucoDetector(board: board).detect(in: gray)
+            guard let found = try charucoDetector?.detect(in: gray) else { return nil }
             guard found.isUsableView(columns: board.squaresX - 1) else { return nil }
             return (found.corners.map(\.point), found.corners.map(\.id))
         }

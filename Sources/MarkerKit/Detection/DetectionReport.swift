@@ -74,6 +74,30 @@ public struct DetectionReport: Codable, Sendable {
             self.total = total
             self.corners = corners.map { Corner(id: $0.id, x: $0.point.x, y: $0.point.y) }
         }
+
+        /// This object as JSON appended to `out`, keys sorted as the JSON files have them.
+        func appendJSON(to out: inout [UInt8]) {
+            out.append(UInt8(ascii: "{"))
+            JSONText.append(key: "corners", first: true, to: &out)
+            out.append(UInt8(ascii: "["))
+            for (number, corner) in corners.enumerated() {
+                if number > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(UInt8(ascii: "{"))
+                JSONText.append(key: "id", first: true, to: &out)
+                JSONText.append(corner.id, to: &out)
+                JSONText.append(key: "x", to: &out)
+                JSONText.append(corner.x, to: &out)
+                JSONText.append(key: "y", to: &out)
+                JSONText.append(corner.y, to: &out)
+                out.append(UInt8(ascii: "}"))
+            }
+            out.append(UInt8(ascii: "]"))
+            JSONText.append(key: "total", to: &out)
+            JSONText.append(total, to: &out)
+            JSONText.append(key: "type", to: &out)
+            JSONText.append(type, to: &out)
+            out.append(UInt8(ascii: "}"))
+        }
     }
 
     public struct FrameResult: Codable, Sendable {
@@ -113,26 +137,7 @@ public struct DetectionReport: Codable, Sendable {
             out.append(UInt8(ascii: "{"))
             if let board {
                 JSONText.append(key: "board", first: true, to: &out)
-                out.append(UInt8(ascii: "{"))
-                JSONText.append(key: "corners", first: true, to: &out)
-                out.append(UInt8(ascii: "["))
-                for (number, corner) in board.corners.enumerated() {
-                    if number > 0 { out.append(UInt8(ascii: ",")) }
-                    out.append(UInt8(ascii: "{"))
-                    JSONText.append(key: "id", first: true, to: &out)
-                    JSONText.append(corner.id, to: &out)
-                    JSONText.append(key: "x", to: &out)
-                    JSONText.append(corner.x, to: &out)
-                    JSONText.append(key: "y", to: &out)
-                    JSONText.append(corner.y, to: &out)
-                    out.append(UInt8(ascii: "}"))
-                }
-                out.append(UInt8(ascii: "]"))
-                JSONText.append(key: "total", to: &out)
-                JSONText.append(board.total, to: &out)
-                JSONText.append(key: "type", to: &out)
-                JSONText.append(board.type, to: &out)
-                out.append(UInt8(ascii: "}"))
+                board.appendJSON(to: &out)
             }
             JSONText.append(key: "dictionary", first: board == nil, to: &out)
             JSONText.append(dictionary, to: &out)

@@ -42,12 +42,8 @@ public struct MarkerFrameAnalyzer {
         var boardCorners: [CharucoDetection.Corner] = []
         if let board {
             // The corners are found in the sensor's picture, near the board's markers found there.
-            let first = board.board.firstID, count = board.board.markers.count
-            var ids: [Int: Int] = [:]
-            for marker in found { ids[marker.id, default: 0] += 1 }
-            let mine = found.filter { $0.id >= first && $0.id < first + count && ids[$0.id] == 1 }
             let gray = turn == nil ? workspace.gray : try Grayscale.image(from: sensor)
-            boardCorners = board.corners(in: gray, markers: mine)
+            boardCorners = board.detection(in: gray, markers: found).corners
         }
         var annotated: Frame?
         if annotate {

@@ -28,7 +28,12 @@ public struct CharucoDetector: Sendable {
     }
 
     public func detect(in image: GrayImage) throws -> CharucoDetection {
-        let all = try markerDetector.detect(in: image)
+        detection(in: image, markers: try markerDetector.detect(in: image))
+    }
+
+    /// The board in `image` from the markers read in it (in the board's dictionary, by any detector):
+    /// this board's markers each read once and in their place on the board, and the corners near them.
+    public func detection(in image: GrayImage, markers all: [MarkerDetection]) -> CharucoDetection {
         let count = board.markers.count
         var mine: [MarkerDetection] = [], foreign: [MarkerDetection] = []
         var seen: [Int: Int] = [:]
