@@ -108,4 +108,57 @@ import Testing
         #expect(few.status == 65 && few.stderr.contains("6 or more corners"), "\(few.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("cal.json").path))
     }
+
+    /// `render --board` writes views of a board with their truth (corners by ID, the markers in view);
+    /// `verify board --truth` scores board corners on it and `verify markers --truth` the markers.
+    @Test func renderedBoardSetsAreMeasuredByVerifyBoard() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let render = try CLI.run(["render", "--board", "charuco", "--count", "3", "--size", "640x480", "--k1", "-0.4", "--bend", "2mm",
+                                  "--blur", "0.6", "--noise", "1", "-o", "set"], in: dir)
+        #expect(render.status == 0, "\(render.stderr)")
+        #expect(render.stdout.contains("rendered 3 views of the ChArUco 10x7 squares of 30 mm"), "\(render.stdout)")
+        let truth = try RenderTruthFile.read(from: dir.appendingPathComponent("set/truth.json"))
+        #expect(try truth.board?.charucoBoard() == Self.board && truth.camera.distortionCoefficients[0] == -0.4)
+        #expect(truth.scenes.allSatisfy { ($0.boardCorners?.ids.count ?? 0) >= 6 && !$0.markers.isEmpty && abs(($0.boardSag ?? 0) - 2) < 1e-6 })
+        let verify = try CLI.run(["verify", "board", "--truth", "set", "--json", "v.json"], in: dir)
+        #expect(verify.status == 0, "\(verify.stderr)")
+        let accuracy = try JSONDecoder().decode(CharucoCornerAccuracy.self, from: Data(contentsOf: dir.appendingPathComponent("v.json")))
+        let ours = try #require(accuracy.rows.first { $0.pipeline == "markerkit" })
+        let opencv = accuracy.rows.filter { $0.pipeline.hasPrefix("opencv") }
+        print(String(format: "measured: verify board on 3 renders (k1 -0.4, bent 2 mm, blur 0.6, noise 1): MarkerKit %d of %d RMSE %.4f px; OpenCV best %d, RMSE %.4f px less its half pixel",
+                     ours.found, ours.truth, ours.rmse, opencv.map(\.found).max() ?? 0, opencv.map(\.rmse).min() ?? .nan))
+        #expect(ours.wrong == 0 && ours.rmse <= 0.05 && opencv.count == 4)
+        #expect(opencv.allSatisfy { ours.found >= $0.found && ours.rmse <= 0.5 * $0.rmse })
+        let markers = try CLI.run(["verify", "markers", "--truth", "set"], in: dir)
+        #expect(markers.status == 0 && markers.stdout.contains("markers in set/truth.json"), "\(markers.stderr)")
+        // A folder of single-marker renders holds no board; --bend needs a board.
+        #expect(try CLI.run(["render", "--count", "1", "--size", "320x240", "-o", "plain"], in: dir).status == 0)
+        let plain = try CLI.run(["verify", "board", "--truth", "plain"], in: dir)
+        #expect(plain.status == 65 && plain.stderr.contains("holds no board") && plain.stderr.split(separator: "\n").count == 1, "\(plain.stderr)")
+        let bend = try CLI.run(["render", "--bend", "2mm", "--count", "1", "-o", "b"], in: dir)
+        #expect(bend.status == 64 && bend.stderr.contains("--bend goes with --board"), "\(bend.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("b").path))
+    }
+
+    /// The capture assistant on a clip of a ChArUco board that leaves the image in every view: it keeps
+    /// views by the corners they show, counts which image corners the board reached, and the views it kept
+    /// calibrate the camera.
+    @Test func theAssistantCapturesAChArUcoClipLeavingTheImage() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let render = try CLI.run(["render", "--clip", "11", "--board", "charuco", "--size", "480x360", "-o", "clip.avi"], in: dir)
+        #expect(render.status == 0, "\(render.stderr)")
+        let result = try CLI.run(["capture", "--device", "clip.avi", "--out", "views", "--board", "clip.json", "--auto", "--count", "8",
+                                  "--calibrate", "charuco"], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("saved 8 frames"), "\(result.stdout)")
+        let (log, images) = try CaptureLog.read(from: dir.appendingPathComponent("views/capture.json"))
+        #expect(images.count == 8 && log.charuco != nil && log.images.allSatisfy { $0.parameters != nil })
+        let camera = BuiltInCamera.webcam(width: 480, height: 360)
+        let stored = try CameraCalibration.read(from: dir.appendingPathComponent("Calibrations/charuco.yaml"))
+        let error = max(abs(stored.fx - camera.fx) / camera.fx, abs(stored.cx - camera.cx) / camera.cx)
+        print(String(format: "measured: capture assistant on a ChArUco clip leaving the image, 8 views, fx %.3f vs %.3f, cx %.3f vs %.3f", stored.fx, camera.fx, stored.cx, camera.cx))
+        #expect(error < 0.005)
+    }
 }

@@ -83,6 +83,46 @@ import Testing
         }
     }
 
+    /// A board that is not glued flat: bowed by 1.5 and 4 mm over its 210 mm width (0.7% and 1.9%), the
+    /// curl a printed sheet taped at two sides shows. The corners are found where the bent board puts them.
+    @Test(arguments: [1.5, 4.0])
+    func aBentBoardGivesItsCorners(sag: Double) throws {
+        let (w, h) = (1280, 720)
+        let renderer = SceneRenderer()
+        var ours = Score(), cv = Score()
+        for lens in ["webcam", "k1=-0.4"] {
+            let camera = lens == "webcam" ? BuiltInCamera.webcam(width: w, height: h) : try Self.strongLens(width: w, height: h)
+            for partial in [false, true] {
+                var views = CharucoViews(board: Self.board, camera: camera, width: w, height: h, partial: partial)
+                views.sag = sag
+                for scene in try views.scenes(count: 2, seed: 11) {
+                    let image = try renderer.render(scene)
+                    let truth = try SceneTruth.charucoCorners(of: scene)[0]
+                    ours.add(try CharucoDetector(board: Self.board).detect(in: image).corners, truth: truth)
+                    cv.add(try OpenCVCharucoDetector(board: Self.board, camera: camera).detect(in: image), truth: truth, shift: 0.5)
+                }
+            }
+        }
+        print(String(format: "measured: ChArUco board bent %.1f mm over 210 mm: MarkerKit %d of %d corners RMSE %.4f px, %d wrong; OpenCV + camera %d RMSE %.4f px (less its half pixel), %d beyond 1 px",
+                     sag, ours.found, ours.truth, ours.rmse, ours.wrong, cv.found, cv.rmse, cv.wrong))
+        #expect(ours.wrong == 0)
+        #expect(ours.rmse <= 0.05)
+        #expect(ours.found >= cv.found)
+        #expect(Double(ours.found) >= 0.95 * Double(ours.truth))
+    }
+
+    /// The bent sheet's renders put its pattern where `Target.surfacePoint` says: a flat target renders
+    /// the same with and without the bend code, and the sag asked for is the one made.
+    @Test func aBentTargetHasTheSagAskedFor() throws {
+        let target = Target(pattern: .charuco(Self.board), pose: Pose3D(rvec: [0, 0, 0], tvec: [0, 0, 500])).bent(sag: 4)
+        let middle = target.surfacePoint(105, 0), side = target.surfacePoint(-15, 0), other = target.surfacePoint(225, 0)
+        #expect(abs(side.2 - middle.2 - 4) < 1e-9)
+        #expect(abs(other.2 - side.2) < 1e-9)
+        // Arc length is kept: the bent sheet is the flat sheet rolled, not stretched.
+        let a = target.surfacePoint(50, 0), b = target.surfacePoint(50.01, 0)
+        #expect(abs(((b.0 - a.0) * (b.0 - a.0) + (b.2 - a.2) * (b.2 - a.2)).squareRoot() - 0.01) < 1e-9)
+    }
+
     @Test func anotherBoardsMarkersGiveNoCorners() throws {
         let (w, h) = (1280, 720)
         let camera = BuiltInCamera.webcam(width: w, height: h)

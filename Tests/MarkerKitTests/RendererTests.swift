@@ -115,6 +115,30 @@ import Testing
         }
     }
 
+    /// A lens model that folds back inside the image (k1 = -0.4 with the webcam's k2 on 1280x720: no ray
+    /// reaches beyond a distorted radius of 0.66, the image's corners are at 0.73) leaves the image's
+    /// corners black, as beyond a real lens's image circle, instead of a folded copy of the scene (which
+    /// once gave a ChArUco corner 50 px from the true one); the middle is drawn as before.
+    @Test func pixelsNoRayReachesAreBlack() throws {
+        var camera = BuiltInCamera.webcam(width: 1280, height: 720)
+        camera.distortion[0] = -0.4
+        let board = try CharucoBoard(squaresX: 10, squaresY: 7, square: .mm(30), marker: .mm(22))
+        // The board fills the view, far larger than the image.
+        let pose = Pose3D.held(centre: (150, 105), at: (0, 0, 150), tilt: 0, axis: 0, spin: 0)
+        var degradations = Degradations()
+        degradations.background = 110
+        let scene = Scene(camera: camera, width: 1280, height: 720, targets: [Target(pattern: .charuco(board), pose: pose)], degradations: degradations)
+        let image = try SceneRenderer().render(scene)
+        #expect(image[0, 0] == 0 && image[1279, 0] == 0 && image[0, 719] == 0 && image[1279, 719] == 0)
+        #expect(image[640, 0] != 0 || image[640, 1] != 0, "the top middle is inside the image circle")
+        let dark = (0..<720).reduce(0) { n, y in n + (0..<1280).filter { image[$0, y] == 0 }.count }
+        print("measured: k1 -0.4 on 1280x720: \(dark) pixels (\(String(format: "%.1f", 100 * Double(dark) / (1280 * 720)))%) beyond the lens's image")
+        #expect(dark > 1000 && dark < 1280 * 720 / 5)
+        // Without a fold the corners show the scene.
+        let mild = Scene(camera: BuiltInCamera.webcam(width: 1280, height: 720), width: 1280, height: 720, targets: [], degradations: degradations)
+        #expect(try SceneRenderer().render(mild)[0, 0] == 110)
+    }
+
     /// Print beside a marker (patches, text, a card) is drawn where its pattern says, and only the marker
     /// is in the truth and found.
     @Test func printBesideAMarkerIsDrawnAndIsNotInTheTruth() throws {

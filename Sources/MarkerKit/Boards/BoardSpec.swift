@@ -73,6 +73,22 @@ public struct BoardSpec: FormattedJSONFile, Equatable, Sendable {
         layout = board.legacy ? "opencv-legacy" : "opencv"
     }
 
+    /// The spec of a board that is only rendered (`render --clip`, `render --board`): on a page of
+    /// the paper the renderer draws around it (one square beyond a chessboard, half a square beyond a
+    /// ChArUco board), named "rendered".
+    public static func rendered(_ target: CalibrationTarget) -> BoardSpec {
+        switch target {
+        case .checkerboard(let board):
+            let s = board.square.millimetres
+            let page = PageSize(name: "rendered", width: .mm(Double(board.squareColumns + 2) * s), height: .mm(Double(board.squareRows + 2) * s))
+            return BoardSpec(board: board, page: page, origin: (s, s))
+        case .charuco(let board):
+            let s = board.square.millimetres
+            let page = PageSize(name: "rendered", width: .mm(Double(board.squaresX + 1) * s), height: .mm(Double(board.squaresY + 1) * s))
+            return BoardSpec(charuco: board, page: page, origin: (s / 2, s / 2))
+        }
+    }
+
     /// The ChArUco board this spec describes.
     public func charucoBoard() throws -> CharucoBoard {
         guard type == "charuco" else {

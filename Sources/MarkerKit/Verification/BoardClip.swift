@@ -29,9 +29,7 @@ public struct BoardClip {
         try OutputFiles.checkDestination(spec, force: force)
         try verification.renderClip(to: video, hold: hold, move: move, fps: framesPerSecond)
         var files = OutputFiles()
-        let page = PageSize(name: "A4", width: .mm(210), height: .mm(297))
-        let boardSpec = verification.charuco.map { BoardSpec(charuco: $0, page: page, origin: (0, 0)) }
-            ?? BoardSpec(board: verification.board, page: page, origin: (0, 0))
+        let boardSpec = BoardSpec.rendered(verification.charuco.map { .charuco($0) } ?? .checkerboard(verification.board))
         files.add(try boardSpec.encoded(), at: spec)
         try files.commit()
         return (video, spec)

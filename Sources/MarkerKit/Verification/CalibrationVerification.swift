@@ -99,18 +99,13 @@ public struct CalibrationVerification {
             let tilt = (10 + 35 * k / Double(max(views - 1, 1)) + random.uniform(-2...2)) * Double.pi / 180
             let axis = k * 2.399963 + random.uniform(-0.2...0.2)
             let spin = random.uniform(-0.3...0.3)
-            let rvec = Pose3D.compose([0, 0, spin], then: [cos(axis) * tilt, sin(axis) * tilt, 0])
-            let rotation = Pose3D(rvec: rvec, tvec: [0, 0, 0]).rotation
             let ox = random.uniform(-0.3...0.3) * depth * Double(width) / camera.fx, oy = random.uniform(-0.3...0.3) * depth * Double(height) / camera.fy
-            // Place the board's centre at (ox, oy, depth).
-            let t = [ox - rotation[0] * centre.0 - rotation[1] * centre.1, oy - rotation[3] * centre.0 - rotation[4] * centre.1,
-                     depth - rotation[6] * centre.0 - rotation[7] * centre.1]
+            let pose = Pose3D.held(centre: centre, at: (ox, oy, depth), tilt: tilt, axis: axis, spin: spin)
             var d = Degradations()
             d.noise = noise
             d.blur = blur
-            let scene = Scene(camera: camera, width: width, height: height,
-                              targets: [Target(pattern: .checkerboard(board), pose: Pose3D(rvec: rvec, tvec: t))], degradations: d,
-                              seed: random.next())
+            let scene = Scene(camera: camera, width: width, height: height, targets: [Target(pattern: .checkerboard(board), pose: pose)],
+                              degradations: d, seed: random.next())
             // The whole board with its white border inside the image.
             let outline = try SceneTruth.project([(-2 * s, -2 * s, 0), (Double(board.innerColumns + 1) * s, -2 * s, 0),
                                                   (Double(board.innerColumns + 1) * s, Double(board.innerRows + 1) * s, 0),

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Board-corner accuracy on ChArUco renders with exact truth: MarkerKit's corners beside OpenCV 4.6's
 /// `interpolateCornersCharuco`, without and with the true camera matrix, on the same images. OpenCV's
 /// corners are measured as it returns them and with its half-pixel offset (opencv#25539) taken off.
@@ -61,5 +63,44 @@ public struct CharucoCornerAccuracy: Codable, Sendable {
                          + String(format: "%7d / %-5d %7d   %7.4f   %8.4f", r.found, r.truth, r.wrong, r.rmse, r.worst))
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension CharucoCornerAccuracy {
+    /// `verify board` on sampled renders: `count` views of `board` through `camera`
+    /// (`CharucoSceneSampler`), with the noise, blur and bend given. `checkpoint` runs between renders.
+    public static func sampled(board: CharucoBoard, camera: CameraCalibration, count: Int, seed: UInt64, noise: Double = 0, blur: Double = 0,
+                               sag: Double = 0, checkpoint: () throws -> Void = {}) throws -> CharucoCornerAccuracy {
+        var sampler = CharucoSceneSampler(board: board, camera: camera, seed: seed)
+        sampler.views.sag = sag
+        let renderer = SceneRenderer()
+        var renders: [(image: GrayImage, truth: SceneTruth.CharucoCorners)] = []
+        for _ in 0..<count {
+            try checkpoint()
+            var scene = try sampler.nextScene().scene
+            scene.degradations.noise = noise
+            scene.degradations.blur = blur
+            renders.append((try renderer.render(scene), try SceneTruth.charucoCorners(of: scene)[0]))
+        }
+        return try measure(board: board, camera: camera, renders: renders)
+    }
+
+    /// `verify board --truth`: the board renders of a folder `markerkit render --board` wrote, against its
+    /// truth.json.
+    public static func measure(truth: RenderTruthFile, folder: URL, checkpoint: () throws -> Void = {}) throws -> CharucoCornerAccuracy {
+        guard let spec = truth.board else {
+            throw MarkerKitError.badInput("the truth file holds no board: render one with 'markerkit render --board'")
+        }
+        let board = try spec.charucoBoard(), camera = try truth.calibration()
+        let renders = try truth.scenes.map { scene -> (image: GrayImage, truth: SceneTruth.CharucoCorners) in
+            try checkpoint()
+            guard let corners = scene.boardCorners else { throw MarkerKitError.badInput("'\(scene.file)' has no board corners in the truth file") }
+            let image = try GrayImage(contentsOf: folder.appendingPathComponent(scene.file))
+            guard image.width == camera.imageWidth, image.height == camera.imageHeight else {
+                throw MarkerKitError.badInput("'\(scene.file)' is \(image.width)x\(image.height), the truth's camera \(camera.imageWidth)x\(camera.imageHeight)")
+            }
+            return (image, SceneTruth.CharucoCorners(ids: corners.ids, corners: corners.corners.map { Point2(x: $0[0], y: $0[1]) }))
+        }
+        return try measure(board: board, camera: camera, renders: renders)
     }
 }

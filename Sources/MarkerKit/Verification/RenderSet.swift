@@ -5,10 +5,12 @@ import Foundation
 /// takes back the images this run wrote (and the folder, when it made it), so that no half set without
 /// its truth is left; files under other names stay.
 public struct RenderSet {
-    /// Whose scenes: one marker a render through `camera`, or phone photos of several (each with its camera).
+    /// Whose scenes: one marker a render through `camera`, phone photos of several (each with its
+    /// camera), or views of a ChArUco board through `camera` (`CharucoSceneSampler`).
     public enum Profile: Sendable {
         case camera(CameraCalibration)
         case phone
+        case charuco(CharucoBoard, CameraCalibration)
     }
 
     public var profile: Profile
@@ -22,6 +24,8 @@ public struct RenderSet {
     public var noise: Double?
     public var blur: Double?
     public var jpegQuality: Int?
+    /// ChArUco boards: bent this many mm out of plane (`CharucoViews.sag`).
+    public var sag = 0.0
 
     /// What a run wrote.
     public struct Outcome {
@@ -71,6 +75,10 @@ public struct RenderSet {
         case .phone:
             phone = true
             sampler = PhoneSceneSampler(seed: seed, dictionary: dictionary)
+        case .charuco(let board, let camera):
+            var boards = CharucoSceneSampler(board: board, camera: camera, seed: seed)
+            boards.views.sag = sag
+            sampler = boards
         }
         let renderer = SceneRenderer()
         var entries: [RenderTruthFile.SceneEntry] = []
@@ -96,8 +104,13 @@ public struct RenderSet {
             try progress(index - start + 1, count, name)
         }
         guard let first else { throw MarkerKitError.invalidArgument("a render set has at least one scene") }
+        var truth = RenderTruthFile(camera: first, scenes: entries, dictionary: dictionary)
+        if case .charuco(let board, _) = profile {
+            truth = RenderTruthFile(camera: first, scenes: entries, dictionary: board.dictionary)
+            truth.board = .rendered(.charuco(board))
+        }
         var files = OutputFiles()
-        files.add(try RenderTruthFile(camera: first, scenes: entries, dictionary: dictionary).encoded(),
+        files.add(try truth.encoded(),
                   at: directory.appendingPathComponent("truth.json"))
         written += try files.commit()
         return sizes

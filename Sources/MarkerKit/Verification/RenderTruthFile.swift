@@ -1,6 +1,7 @@
 import Foundation
 
-/// `truth.json` beside rendered images: the camera and, per image, every marker's ID, corners and pose.
+/// `truth.json` beside rendered images: the camera and, per image, every marker's ID, corners and pose;
+/// for renders of a ChArUco board also the board and, per image, its corners in view.
 public struct RenderTruthFile: FormattedJSONFile, Sendable {
     public struct Camera: Codable, Sendable {
         public let name: String
@@ -28,6 +29,14 @@ public struct RenderTruthFile: FormattedJSONFile, Sendable {
         /// The camera of this image when the images of the folder differ (phone renders in portrait and
         /// landscape); else the file's.
         public var camera: Camera? = nil
+        /// ChArUco renders: the board's corners in view (OpenCV's corner IDs, pixel positions), and how far
+        /// the board was bent (mm off the chord between its sides; absent when flat).
+        public var boardCorners: BoardCorners? = nil
+        public var boardSag: Double? = nil
+    }
+    public struct BoardCorners: Codable, Sendable {
+        public let ids: [Int]
+        public let corners: [[Double]]
     }
 
     public var format = RenderTruthFile.formatName
@@ -37,6 +46,8 @@ public struct RenderTruthFile: FormattedJSONFile, Sendable {
     /// DICT_ARUCO_ORIGINAL markers.
     public var dictionary: String? = MarkerDictionary.Name.arucoOriginal.rawValue
     public let camera: Camera
+    /// The ChArUco board of board renders.
+    public var board: BoardSpec? = nil
     public var scenes: [SceneEntry]
     public var generator = MarkerKitVersion.generator
 
@@ -49,12 +60,25 @@ public struct RenderTruthFile: FormattedJSONFile, Sendable {
     /// A scene's entry; with `camera`, the scene's camera is written in it; with `sampled`, what is
     /// printed beside each marker.
     public static func entry(file: String, scene: Scene, sampled: SampledScene? = nil, camera: Bool = false) throws -> SceneEntry {
-        var entry = SceneEntry(file: file, markers: try SceneTruth.markers(of: scene).enumerated().map { k, truth in
-            var marker = Marker(id: truth.id, corners: truth.corners.map { [$0.x, $0.y] }, side: truth.side, rvec: truth.pose.rvec, tvec: truth.pose.tvec)
-            if let sampled, k < sampled.markers.count { (marker.beside, marker.quietZone) = (sampled.markers[k].beside, sampled.markers[k].quietZone) }
+        // A ChArUco board's markers are the ones wholly in view (the sampler's); markers on their own are all.
+        let board = scene.targets.first.flatMap { target -> Target? in if case .charuco = target.pattern { return target } else { return nil } }
+        let truths = try board == nil ? SceneTruth.markers(of: scene) : SceneTruth.charucoMarkers(of: scene)
+        var entry = SceneEntry(file: file, markers: truths.enumerated().map { k, truth in
+            var marker = Marker(truth)
+            if let sampled, board == nil, k < sampled.markers.count {
+                (marker.beside, marker.quietZone) = (sampled.markers[k].beside, sampled.markers[k].quietZone)
+            }
             return marker
         }, degradations: scene.degradations)
         if camera { entry.camera = Camera(scene.camera) }
+        if let board {
+            let truth = try SceneTruth.charucoCorners(of: scene)[0]
+            entry.boardCorners = BoardCorners(ids: truth.ids, corners: truth.corners.map { [$0.x, $0.y] })
+            if board.curvature != 0 {
+                let e = PatternAlbedo(board.pattern).extent
+                entry.boardSag = board.surfacePoint(e.minU, 0).2 - board.surfacePoint((e.minU + e.maxU) / 2, 0).2
+            }
+        }
         return entry
     }
 
@@ -73,6 +97,9 @@ public struct RenderTruthFile: FormattedJSONFile, Sendable {
             throw bad("unknown dictionary '\(file.dictionary ?? "")'")
         }
         let count = MarkerDictionary.named(dictionary).count
+        let board = try file.board.map { spec -> CharucoBoard in
+            do { return try spec.charucoBoard() } catch let error as MarkerKitError { throw bad("board: \(error.description)") }
+        }
         do { _ = try file.calibration() } catch let error as MarkerKitError { throw bad("camera: \(error.description)") }
         for scene in file.scenes {
             do { _ = try file.calibration(of: scene) } catch let error as MarkerKitError { throw bad("\(scene.file): camera: \(error.description)") }
@@ -85,6 +112,14 @@ public struct RenderTruthFile: FormattedJSONFile, Sendable {
             guard d.vignetting.isFinite, (0..<1).contains(d.vignetting), d.motionBlur.isFinite, (0...1000).contains(d.motionBlur),
                   d.motionBlurAngle.isFinite, d.shadows.allSatisfy(\.isValid), d.sensorNoise?.isValid ?? true else {
                 throw bad("\(scene.file): vignetting must be 0 to below 1, motion blur 0-1000 px at a finite angle, shadows polygons of 3 points or more with darkness 0-1, sensor noise positive electrons")
+            }
+            if let corners = scene.boardCorners {
+                guard let board else { throw bad("\(scene.file): board corners without a board") }
+                guard corners.ids.count == corners.corners.count, Set(corners.ids).count == corners.ids.count,
+                      corners.ids.allSatisfy({ (0..<board.corners.count).contains($0) }),
+                      corners.corners.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isFinite) }) else {
+                    throw bad("\(scene.file): board corners need distinct IDs 0-\(board.corners.count - 1), each with one finite (x, y)")
+                }
             }
             for m in scene.markers {
                 guard (0..<count).contains(m.id) else { throw bad("\(scene.file): marker ID \(m.id) is outside 0-\(count - 1) of \(dictionary.rawValue)") }
@@ -123,6 +158,10 @@ extension RenderTruthFile.Camera {
 }
 
 extension RenderTruthFile.Marker {
+    init(_ truth: SceneTruth.Marker) {
+        self.init(id: truth.id, corners: truth.corners.map { [$0.x, $0.y] }, side: truth.side, rvec: truth.pose.rvec, tvec: truth.pose.tvec)
+    }
+
     /// As the verification scores it.
     public var sceneTruth: SceneTruth.Marker {
         SceneTruth.Marker(id: id, corners: corners.map { Point2(x: $0[0], y: $0[1]) }, pose: Pose3D(rvec: rvec, tvec: tvec), side: side)

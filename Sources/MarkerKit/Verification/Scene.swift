@@ -54,6 +54,16 @@ public struct Pose3D: Sendable, Equatable, Codable {
         return rvec(from: m)
     }
 
+    /// A board as a user holds it before the camera: turned `spin` in its plane, then tilted by `tilt`
+    /// about the axis across the line of sight at angle `axis` (radians), with its point `centre` (board
+    /// frame, mm) at `position` in the camera frame.
+    public static func held(centre: (Double, Double), at position: (Double, Double, Double), tilt: Double, axis: Double, spin: Double) -> Pose3D {
+        let rvec = compose([0, 0, spin], then: [cos(axis) * tilt, sin(axis) * tilt, 0])
+        let r = Pose3D(rvec: rvec, tvec: [0, 0, 0]).rotation
+        return Pose3D(rvec: rvec, tvec: [position.0 - r[0] * centre.0 - r[1] * centre.1, position.1 - r[3] * centre.0 - r[4] * centre.1,
+                                         position.2 - r[6] * centre.0 - r[7] * centre.1])
+    }
+
     /// Angle in degrees between two rotations.
     public static func angleBetween(_ a: [Double], _ b: [Double]) -> Double {
         let ra = Pose3D(rvec: a, tvec: [0, 0, 0]).rotation, rb = Pose3D(rvec: b, tvec: [0, 0, 0]).rotation
@@ -96,10 +106,41 @@ public enum TargetPattern: Sendable {
 public struct Target: Sendable {
     public var pattern: TargetPattern
     public var pose: Pose3D
+    /// A sheet bent out of plane, as a board that is not glued flat: rolled about a line along v through
+    /// u = `bendAxis`, with `curvature` (1/mm; 0 flat, the default). Point (u, v) of the pattern lies at
+    /// arc length u - bendAxis from that line, (bendAxis + sin(k s) / k, v, (1 - cos(k s)) / k) in the
+    /// target frame: with k > 0 the sheet's sides bend towards +z.
+    public var curvature = 0.0
+    public var bendAxis = 0.0
 
     public init(pattern: TargetPattern, pose: Pose3D) {
         self.pattern = pattern
         self.pose = pose
+    }
+
+    /// This target bent so that the middle of its pattern stands `sag` mm off the chord between its
+    /// two sides at u = minU and maxU (positive: the sides towards +z), rolled about the middle.
+    public func bent(sag: Double) -> Target {
+        var target = self
+        let e = PatternAlbedo(pattern).extent
+        let half = (e.maxU - e.minU) / 2
+        target.bendAxis = (e.minU + e.maxU) / 2
+        // sag = (1 - cos(k half)) / k; for the small bends of a sheet, solved by a few Newton steps.
+        var k = 2 * sag / (half * half)
+        for _ in 0..<20 where k != 0 {
+            let f = (1 - cos(k * half)) / k - sag
+            let df = (k * half * sin(k * half) - (1 - cos(k * half))) / (k * k)
+            k -= f / df
+        }
+        target.curvature = k
+        return target
+    }
+
+    /// Where point (u, v) of the pattern lies in the target's frame (mm).
+    public func surfacePoint(_ u: Double, _ v: Double) -> (Double, Double, Double) {
+        guard curvature != 0 else { return (u, v, 0) }
+        let s = u - bendAxis, k = curvature
+        return (bendAxis + sin(k * s) / k, v, (1 - cos(k * s)) / k)
     }
 }
 

@@ -36,6 +36,9 @@ public final class SceneRenderer {
         guard w > 0, h > 0, w <= 8192, h <= 8192 else { throw MarkerKitError.invalidArgument("render size \(w)x\(h) is outside 1-8192") }
         let c = scene.camera
         let key = "\(c.cameraMatrix)\(c.distortion)\(c.model)\(w)x\(h)"
+        // A lens model that folds back within the image (k1 = -0.4 on a wide sensor) leaves pixels no ray
+        // reaches: they are black, as beyond a real lens's image circle, so every tile is looked at.
+        let folds = try lensRange(c, key: key) < Self.lensRangeLimit
         let planes = scene.targets.map { Plane(target: $0) }
         let boxes = try zip(scene.targets, planes).map {
             skipsTilesOutsideTargets ? try imageBox(of: $0, extent: $1.albedo.extent, camera: c, key: key) : nil
@@ -68,13 +71,14 @@ public final class SceneRenderer {
                         boxes[i].map { $0.maxX >= Double(x0) - 0.5 && $0.minX <= Double(x1) - 0.5
                             && $0.maxY >= Double(y0) - 0.5 && $0.minY <= Double(y1) - 0.5 } ?? true
                     }.map { planes[$0] }
-                    guard !near.isEmpty else {
+                    guard !near.isEmpty || folds else {
                         for y in y0..<y1 { for x in x0..<x1 { store(background(x, y), x, y) } }
                         continue
                     }
-                    let lattice = try tileLattice(key: key, camera: c, x0: x0, y0: y0, x1: x1, y1: y1, imageWidth: w)
+                    let lattice = try tileLattice(key: key, camera: c, x0: x0, y0: y0, x1: x1, y1: y1, imageWidth: w, folds: folds)
                     lattice.withUnsafeBufferPointer { lattice in
                         func albedo(_ nx: Double, _ ny: Double) -> Double {
+                            if nx.isNaN { return -2 } // no ray: beyond the lens's image
                             var best = -1.0, depth = Double.infinity // -1: background
                             for plane in near {
                                 if let (value, z) = plane.hit(nx, ny), z < depth { best = value; depth = z }
@@ -94,7 +98,7 @@ public final class SceneRenderer {
                                     let bottomX = x01 + (x11 - x01) * sx, bottomY = y01 + (y11 - y01) * sx
                                     return (topX + (bottomX - topX) * sy, topY + (bottomY - topY) * sy)
                                 }
-                                func shade(_ a: Double) -> Double { a < 0 ? background(x, y) : d.black + (d.white - d.black) * a }
+                                func shade(_ a: Double) -> Double { a == -2 ? 0 : a < 0 ? background(x, y) : d.black + (d.white - d.black) * a }
                                 let a00 = cornerAlbedo[c00]
                                 let centre = point(0.5, 0.5)
                                 var value: Double
@@ -122,8 +126,11 @@ public final class SceneRenderer {
     }
 
     /// Normalized image coordinates (x/z, y/z) of the pixel corners (i - 0.5, j - 0.5) of a tile, i from
-    /// x0 to x1 and j from y0 to y1, row by row; kept for the next render through the same camera.
-    private func tileLattice(key: String, camera c: CameraCalibration, x0: Int, y0: Int, x1: Int, y1: Int, imageWidth: Int) throws -> [Double] {
+    /// x0 to x1 and j from y0 to y1, row by row; kept for the next render through the same camera. With a
+    /// lens that `folds`, a corner no ray projects to (projecting its undistorted point lands more than
+    /// 0.01 px away, or only a ray beyond the lens's one-to-one range does) is NaN.
+    private func tileLattice(key: String, camera c: CameraCalibration, x0: Int, y0: Int, x1: Int, y1: Int, imageWidth: Int,
+                             folds: Bool) throws -> [Double] {
         let index = (y0 / Self.tile) * (imageWidth / Self.tile + 1) + x0 / Self.tile
         if let kept = lattices[key]?[index] { return kept }
         var corners: [Double] = []
@@ -137,6 +144,16 @@ public final class SceneRenderer {
         var normalized = [Double](repeating: 0, count: corners.count)
         try Bridge.check(cvb_undistort_points(corners, Int32(corners.count / 2), c.cameraMatrix, c.distortion, Int32(c.distortion.count),
                                               c.bridgeModel, &normalized))
+        if folds {
+            let rays = (0..<(corners.count / 2)).map { (normalized[2 * $0], normalized[2 * $0 + 1], 1.0) }
+            let back = try SceneTruth.project(rays, pose: Pose3D(rvec: [0, 0, 0], tvec: [0, 0, 0]), camera: c)
+            let range = try lensRange(c, key: key)
+            for (i, p) in back.enumerated() where !(p.distance(to: Point2(x: corners[2 * i], y: corners[2 * i + 1])) <= 0.01)
+                || (rays[i].0 * rays[i].0 + rays[i].1 * rays[i].1).squareRoot() >= range {
+                normalized[2 * i] = .nan
+                normalized[2 * i + 1] = .nan
+            }
+        }
         if latticePoints + corners.count / 2 > Self.latticeBudget {
             lattices = [:]
             latticePoints = 0
@@ -158,14 +175,14 @@ public final class SceneRenderer {
         var outline: [(Double, Double, Double)] = []
         for k in 0..<steps {
             let t = Double(k) / Double(steps)
-            outline += [(e.minU + t * (e.maxU - e.minU), e.minV, 0), (e.maxU, e.minV + t * (e.maxV - e.minV), 0),
-                        (e.maxU - t * (e.maxU - e.minU), e.maxV, 0), (e.minU, e.maxV - t * (e.maxV - e.minV), 0)]
+            outline += [(e.minU + t * (e.maxU - e.minU), e.minV), (e.maxU, e.minV + t * (e.maxV - e.minV)),
+                        (e.maxU - t * (e.maxU - e.minU), e.maxV), (e.minU, e.maxV - t * (e.maxV - e.minV))].map(target.surfacePoint)
         }
         let r = target.pose.rotation, p = target.pose.tvec
         let distance = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).squareRoot()
         var radius = 0.0
-        for (u, v, _) in outline {
-            let x = r[0] * u + r[1] * v + p[0], y = r[3] * u + r[4] * v + p[1], z = r[6] * u + r[7] * v + p[2]
+        for (u, v, w) in outline {
+            let x = r[0] * u + r[1] * v + r[2] * w + p[0], y = r[3] * u + r[4] * v + r[5] * w + p[1], z = r[6] * u + r[7] * v + r[8] * w + p[2]
             guard z > 1e-6 * max(distance, 1) else { return nil }
             radius = max(radius, (x * x + y * y).squareRoot() / z)
         }
@@ -185,8 +202,10 @@ public final class SceneRenderer {
         return range
     }
 
+    static let lensRangeLimit = 4.0
+
     static func lensRange(_ camera: CameraCalibration) throws -> Double {
-        let steps = 400, limit = 4.0
+        let steps = 400, limit = lensRangeLimit
         var range = limit
         for k in 0..<8 {
             let a = Double(k) * Double.pi / 4
@@ -225,10 +244,16 @@ public final class SceneRenderer {
 
     static func inside(_ p: Point2, _ quad: [Point2]) -> Bool { SceneGeometry.contains(quad, p) }
 
-    /// A target plane as the inverse homography from normalized image coordinates to its own (u, v).
+    /// A target plane as the inverse homography from normalized image coordinates to its own (u, v); a
+    /// bent target as the cylinder it lies on.
     struct Plane {
         let h: [Double] // row-major 3x3: (u, v, 1) ~ h * (x, y, 1)
         let albedo: PatternAlbedo
+        /// Bent targets: curvature, the u of the line they roll about, the camera's centre and the
+        /// rotation's transpose (camera to target frame).
+        let curvature: Double, bendAxis: Double
+        let origin: (Double, Double, Double)
+        let toTarget: [Double]
 
         /// Paper is printed on one side: seen from behind, the target shows nothing.
         let facesCamera: Bool
@@ -239,6 +264,10 @@ public final class SceneRenderer {
             let m = [r[0], r[1], t[0], r[3], r[4], t[1], r[6], r[7], t[2]]
             h = Plane.invert(m)
             albedo = PatternAlbedo(target.pattern)
+            curvature = target.curvature
+            bendAxis = target.bendAxis
+            toTarget = [r[0], r[3], r[6], r[1], r[4], r[7], r[2], r[5], r[8]]
+            origin = (-(r[0] * t[0] + r[3] * t[1] + r[6] * t[2]), -(r[1] * t[0] + r[4] * t[1] + r[7] * t[2]), -(r[2] * t[0] + r[5] * t[1] + r[8] * t[2]))
             // The camera (the origin) is on the printed side when it lies along the target's front normal:
             // +z for a marker (OpenCV's marker frame) and print beside it, -z for a checkerboard or a ChArUco
             // board (OpenCV's calibration frame).
@@ -253,11 +282,35 @@ public final class SceneRenderer {
         @inline(__always)
         func hit(_ x: Double, _ y: Double) -> (Double, Double)? {
             guard facesCamera else { return nil }
+            if curvature != 0 { return bentHit(x, y) }
             let w = h[6] * x + h[7] * y + h[8]
             guard w > 0 else { return nil } // behind the camera
             let u = (h[0] * x + h[1] * y + h[2]) / w, v = (h[3] * x + h[4] * y + h[5]) / w
             guard let value = albedo.value(u, v) else { return nil }
             return (value, 1 / w)
+        }
+
+        /// The ray (x, y, 1) against the cylinder (u - axis)^2 + (z - 1/k)^2 = 1/k^2 of the target frame,
+        /// on its branch through the pattern (cos(k s) > 0); the depth is the ray's parameter.
+        private func bentHit(_ x: Double, _ y: Double) -> (Double, Double)? {
+            let m = toTarget, k = curvature, rho = 1 / k
+            let dx = m[0] * x + m[1] * y + m[2], dy = m[3] * x + m[4] * y + m[5], dz = m[6] * x + m[7] * y + m[8]
+            let a = origin.0 - bendAxis, oz = origin.2
+            let qa = dx * dx + dz * dz, qb = 2 * (a * dx + (oz - rho) * dz), qc = a * a + oz * oz - 2 * oz * rho
+            let disc = qb * qb - 4 * qa * qc
+            guard disc >= 0, qa > 0 else { return nil }
+            let q = -(qb + (qb >= 0 ? 1 : -1) * disc.squareRoot()) / 2
+            guard q != 0 else { return nil }
+            let roots = [q / qa, qc / q].filter { $0 > 0 }.sorted()
+            for lambda in roots {
+                let px = origin.0 + lambda * dx, py = origin.1 + lambda * dy, pz = oz + lambda * dz
+                let cosine = 1 - k * pz
+                guard cosine > 0 else { continue }
+                let u = bendAxis + atan2(k * (px - bendAxis), cosine) / k
+                guard let value = albedo.value(u, py) else { return nil }
+                return (value, lambda)
+            }
+            return nil
         }
 
         static func invert(_ m: [Double]) -> [Double] {

@@ -14,12 +14,17 @@ struct Render: ParsableCommand {
         beside many of them, and a phone's blur, motion blur, sensor noise, vignetting, shadows and JPEG; \
         truth.json then also holds each image's camera and what is printed beside each marker (the print \
         itself is never in it). --noise, --blur and --jpeg, when given, replace what the profile sampled.
+        With --board (and no --clip) each image is a view of a ChArUco board instead, whole in the image or \
+        leaving it (half of each), tilted 0-60°, optionally bent (--bend); truth.json then also holds the \
+        board and, per image, its corners in view (OpenCV's corner IDs) and the markers wholly in view. \
+        'markerkit verify board --truth DIR' measures board corners on such a folder.
 
         Examples:
           markerkit render --seed 7 --count 20 -o renders/
           markerkit render --count 100 --calibration webcam --noise 2 --blur 0.5 -o hard/
           markerkit render --clip 20 --size 640x480 -o clip.avi    # then: capture --device clip.avi --auto
           markerkit render --clip 20 --board charuco -o clip.avi   # a ChArUco board leaving the image
+          markerkit render --board charuco --count 20 --k1 -0.4 --blur 0.8 -o boards/
           markerkit render --profile phone --count 5 -o phone/
         """
     )
@@ -39,12 +44,17 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("JPEG quality 1-100 (default: none).", valueName: "quality")) var jpeg: Int?
     @Option(help: ArgumentHelp("Instead of marker images: a video of a 9x6 board (30 mm squares) moved through this many calibration views, with its board spec beside it.", valueName: "views"))
     var clip: Int?
-    @Option(help: ArgumentHelp("With --clip: 'charuco' for a 10x7 ChArUco board (30 mm squares, 22 mm markers) that leaves the image in every view, or a ChArUco board spec.", valueName: "charuco|board.json"))
+    @Option(help: ArgumentHelp("Views of a ChArUco board: 'charuco' for a 10x7 board (30 mm squares, 22 mm markers) or a ChArUco board spec; with --clip the board leaves the image in every view.", valueName: "charuco|board.json"))
     var board: String?
+    @Option(help: ArgumentHelp("With --board: the board bent out of plane, its middle this far off the line between its sides (e.g. 2mm).", valueName: "length"),
+            transform: LengthArgument.nonNegative)
+    var bend: Length?
+    @Option(parsing: .unconditional, help: ArgumentHelp("The camera's k1 instead of its own (a pinhole model), e.g. -0.4 for a strong barrel lens.", valueName: "k1"))
+    var k1: Double?
     @Option(name: .shortAndLong, help: ArgumentHelp("Output folder (created when missing), or the video file with --clip.", valueName: "dir|file")) var output: String
 
     func run() throws {
-        if board != nil && clip == nil { throw MarkerKitError.invalidArgument("--board goes with --clip") }
+        if bend != nil && (board == nil || clip != nil) { throw MarkerKitError.invalidArgument("--bend goes with --board (without --clip)") }
         if let clip {
             guard !profileOption.isPhone else { throw MarkerKitError.invalidArgument("--clip renders a calibration board: --profile phone does not apply") }
             return try renderClip(views: clip, charuco: board.map(BoardOptions.renderedCharuco))
@@ -54,8 +64,15 @@ struct Render: ParsableCommand {
         try checkDegradations(noise: noise ?? 0, blur: blur ?? 0)
         if let jpeg, !(1...100).contains(jpeg) { throw MarkerKitError.invalidArgument("--jpeg \(jpeg) is outside 1-100") }
         try profileOption.check(size: size, calibration: calibration)
-        let camera = profileOption.isPhone ? nil : try renderCamera(calibration: calibration, size: size ?? .webcam)
-        var set = RenderSet(profile: camera.map { .camera($0) } ?? .phone, seed: seed, dictionary: dictionaryOption.dictionary, count: count)
+        if board != nil, profileOption.isPhone { throw MarkerKitError.invalidArgument("--board renders a ChArUco board: --profile phone does not apply") }
+        let camera = profileOption.isPhone ? nil : try replacingK1(k1, of: renderCamera(calibration: calibration, size: size ?? .webcam))
+        let charuco = try board.map(BoardOptions.renderedCharuco)
+        if let charuco, dictionaryOption.dictionary != .arucoOriginal, dictionaryOption.dictionary != charuco.dictionary {
+            throw MarkerKitError.invalidArgument("--dictionary \(dictionaryOption.dictionary.name) differs from the board's \(charuco.dictionary.name): leave it out")
+        }
+        var set = RenderSet(profile: camera.map { c in charuco.map { .charuco($0, c) } ?? .camera(c) } ?? .phone, seed: seed,
+                            dictionary: dictionaryOption.dictionary, count: count)
+        set.sag = bend?.millimetres ?? 0
         set.start = start
         set.noise = noise
         set.blur = blur
@@ -68,7 +85,9 @@ struct Render: ParsableCommand {
         }
         progress.finish()
         let directory = folder.url.relativePath
-        if let camera {
+        if let camera, let charuco {
+            print("rendered \(count) views of the ChArUco \(charuco.summary) board\(bend.map { ", bent \($0)," } ?? "") \(camera.imageWidth)x\(camera.imageHeight) into \(directory)/ with truth.json (camera \(camera.name), seed \(seed))")
+        } else if let camera {
             print("rendered \(count) images \(camera.imageWidth)x\(camera.imageHeight) into \(directory)/ with truth.json (camera \(camera.name), seed \(seed))")
         } else {
             print("rendered \(count) phone photos (\(outcome.sizes.joined(separator: ", "))) into \(directory)/ with truth.json (camera builtin-phone, seed \(seed))")

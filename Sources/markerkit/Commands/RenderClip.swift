@@ -7,7 +7,7 @@ extension Render {
         guard (2...500).contains(views) else { throw MarkerKitError.invalidArgument("--clip \(views) is outside 2-500") }
         let url = URL(fileURLWithPath: output)
         guard url.pathExtension.lowercased() == "avi" else { throw MarkerKitError.cannotWrite("cannot write '\(output)': --clip writes an .avi") }
-        let camera = try renderCamera(calibration: calibration, size: size ?? .webcam)
+        let camera = try replacingK1(k1, of: renderCamera(calibration: calibration, size: size ?? .webcam))
         var verification = try CalibrationVerification(camera: camera, width: camera.imageWidth, height: camera.imageHeight, views: views, seed: seed)
         verification.noise = noise ?? 0
         verification.blur = blur ?? 0

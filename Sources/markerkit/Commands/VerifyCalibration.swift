@@ -41,13 +41,7 @@ struct VerifyCalibration: ParsableCommand {
     func run() throws {
         guard (3...500).contains(views) else { throw MarkerKitError.invalidArgument("--views \(views) is outside 3-500") }
         try checkDegradations(noise: noise, blur: blur)
-        var camera = try renderCamera(calibration: calibration, size: size)
-        if let k1 {
-            guard camera.model != .fisheye, k1.isFinite, abs(k1) <= 1 else {
-                throw MarkerKitError.invalidArgument("--k1 takes a value from -1 to 1 for a pinhole camera")
-            }
-            camera.distortion[0] = k1
-        }
+        let camera = try replacingK1(k1, of: renderCamera(calibration: calibration, size: size))
         let charuco = try board.map(BoardOptions.renderedCharuco)
         guard camera.imageWidth >= 160, camera.imageHeight >= 120 else {
             throw MarkerKitError.invalidArgument("calibration views need at least 160x120 pixels, not \(camera.imageWidth)x\(camera.imageHeight)")

@@ -13,6 +13,17 @@ func renderCamera(calibration: String?, size: ImageSize) throws -> CameraCalibra
     return BuiltInCamera.webcam(width: size.width, height: size.height)
 }
 
+/// `camera` with its k1 replaced (--k1 of render and verify): a pinhole lens only, k1 from -1 to 1.
+func replacingK1(_ k1: Double?, of camera: CameraCalibration) throws -> CameraCalibration {
+    guard let k1 else { return camera }
+    guard camera.model != .fisheye, k1.isFinite, abs(k1) <= 1 else {
+        throw MarkerKitError.invalidArgument("--k1 takes a value from -1 to 1 for a pinhole camera")
+    }
+    var changed = camera
+    changed.distortion[0] = k1
+    return changed
+}
+
 /// Noise and blur as users may set them for renders.
 func checkDegradations(noise: Double, blur: Double) throws {
     guard noise.isFinite, (0...100).contains(noise), blur.isFinite, (0...20).contains(blur) else {
