@@ -100,6 +100,10 @@ import Yams
             #expect(back.distortion == padded, "\(format) \(original.model): \(back.distortion) vs \(original.distortion)")
             if [.opencvYAML, .opencvXML, .json].contains(format) {
                 #expect(back == original, "\(format) keeps everything")
+                // Calibrations made here carry their projection covariance, and these formats keep it.
+                #expect((back.projectionCovariance != nil) == (original.provenance != nil), "\(format) \(original.model)")
+            } else {
+                #expect(back.projectionCovariance == nil)
             }
         }
     }
@@ -153,11 +157,13 @@ import Yams
         #expect((parsed["intrinsics"] as? [Double])?.count == 9)
     }
 
-    @Test func theReportHasTwoPagesOfPlots() throws {
+    @Test func theReportHasThreePagesOfPlots() throws {
         let directory = try TemporaryDirectory()
         let document = try CalibrationReport(result: try Self.opencv5.get()).document()
         let pdf = try write(document, as: "report.pdf", in: directory)[0]
-        #expect(try runTool("pdfinfo", [pdf.path]).range(of: #"Pages:\s+2\n"#, options: .regularExpression) != nil)
+        // Summary and per-view errors; residuals, coverage and distortion; the projection uncertainty map.
+        #expect(try runTool("pdfinfo", [pdf.path]).range(of: #"Pages:\s+3\n"#, options: .regularExpression) != nil)
+        #expect(try runTool("pdftotext", ["-f", "3", "-l", "3", pdf.path, "-"]).contains("Projection uncertainty of"))
         let residuals = try CalibrationReport(result: try Self.opencv5.get()).residuals()
         let all = residuals.flatMap { $0 }
         let rms = (all.map { $0.dx * $0.dx + $0.dy * $0.dy }.reduce(0, +) / Double(all.count)).squareRoot()

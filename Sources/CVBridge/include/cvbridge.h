@@ -142,6 +142,24 @@ int32_t cvb_calibrate(const double *object_points, const int32_t *view_points, c
                       int32_t width, int32_t height, cvb_model model, cvb_calibration_options options,
                       const cvb_calibration *guess, cvb_calibration *out, double *rvecs, double *tvecs, double *per_view_rms);
 
+/* Projection uncertainty (mrcal's "mean frames" method). From a solved calibration (the views as
+ * cvb_calibrate takes them, the solution and each view's pose): the covariance, (n + 6) x (n + 6) with
+ * n = 4 + distortion_count, of c = (fx fy cx cy, the coefficients, theta, u), where theta and u are the
+ * rotation and translation that moving every view's pose by its error moves a fixed point by on
+ * average (p -> p + theta x p + u): sigma^2 (J^T J)^-1 of the solve mapped to c, sigma^2 the residuals'
+ * sum of squares over the degrees of freedom, written to `noise` as sigma (px). `parameterization` (n x
+ * free_count, row-major) maps the solved (free) intrinsics to all n: a column per free one, so fixed ones
+ * are rows of zeros and a fixed aspect ratio is one column (fx/fy, 1). */
+int32_t cvb_projection_covariance(const double *object_points, const int32_t *view_points, const double *image_points, int32_t views,
+                                  const double *camera_matrix, const double *distortion, int32_t distortion_count, cvb_model model,
+                                  const double *parameterization, int32_t free_count, const double *rvecs, const double *tvecs,
+                                  double *covariance, double *noise);
+/* The 2x2 covariance (px^2, row-major, 4 doubles per pixel) of the projection of the point each pixel
+ * sees at `range` along its ray (0: at infinity), from the covariance of cvb_projection_covariance. */
+int32_t cvb_projection_uncertainty(const double *pixels, int32_t count, const double *camera_matrix, const double *distortion,
+                                   int32_t distortion_count, cvb_model model, const double *covariance, double range,
+                                   double *covariances);
+
 /* Projects object points for a pose with a pinhole (models 0, 1) or fisheye (2) camera. */
 int32_t cvb_project_model(const double *object_points, int32_t count, const double *rvec, const double *tvec,
                           const double *camera_matrix, const double *distortion, int32_t distortion_count,

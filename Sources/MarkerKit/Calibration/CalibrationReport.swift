@@ -44,9 +44,12 @@ public struct CalibrationReport {
         let c = result.calibration
         let views = result.views
         let used = result.used
-        return SheetDocument(title: "MarkerKit calibration report: \(c.name)", pages: [
+        // The projection uncertainty page, when the calibration carries its covariance.
+        let uncertainty = try c.projectionCovariance.map { _ in try UncertaintyPlot(uncertainty: ProjectionUncertainty(c), range: nil).drawing() }
+        let pages = uncertainty == nil ? 2 : 3
+        var document = SheetDocument(title: "MarkerKit calibration report: \(c.name)", pages: [
             SheetDocument.Page(size: page) { canvas in
-                Self.heading(canvas, "Calibration of \(c.name)", page: 1)
+                Self.heading(canvas, "Calibration of \(c.name)", page: 1, of: pages)
                 var y = 30.0
                 for line in CalibrationSummary.lines(for: c) {
                     canvas.text(line.trimmingCharacters(in: .whitespaces), x: 15, baseline: y, size: 3.2, maxWidth: 180)
@@ -77,7 +80,7 @@ public struct CalibrationReport {
                                  rms: c.provenance?.rms ?? 0)
             },
             SheetDocument.Page(size: page) { canvas in
-                Self.heading(canvas, "Residuals, coverage and distortion of \(c.name)", page: 2)
+                Self.heading(canvas, "Residuals, coverage and distortion of \(c.name)", page: 2, of: pages)
                 Self.residualScatter(canvas, Rect(x: 25, y: 30, width: 70, height: 70), residuals: residuals)
                 Self.coverage(canvas, Rect(x: 110, y: 30, width: 85, height: 85 * Double(c.imageHeight) / Double(max(c.imageWidth, 1))),
                               residuals: residuals, width: c.imageWidth, height: c.imageHeight)
@@ -85,6 +88,13 @@ public struct CalibrationReport {
                                 field: field, width: c.imageWidth, height: c.imageHeight)
             },
         ])
+        if let uncertainty {
+            document.pages.append(SheetDocument.Page(size: page) { canvas in
+                Self.heading(canvas, "Projection uncertainty of \(c.name)", page: 3, of: pages)
+                uncertainty(canvas, Rect(x: 15, y: 30, width: 180, height: 0))
+            })
+        }
+        return document
     }
 
     /// IDs as runs: "0-5, 7, 9-12".
@@ -96,9 +106,9 @@ public struct CalibrationReport {
         return runs.map { $0.first == $0.last ? "\($0.first)" : "\($0.first)-\($0.last)" }.joined(separator: ", ")
     }
 
-    static func heading(_ canvas: Canvas, _ title: String, page: Int) {
+    static func heading(_ canvas: Canvas, _ title: String, page: Int, of pages: Int) {
         canvas.text(title, x: 15, baseline: 18, size: 5, maxWidth: 180, bold: true)
-        canvas.text("\(MarkerKitVersion.generator) · page \(page) of 2", x: 195, baseline: 290, size: 2.4, align: .right, color: .gray(0.4))
+        canvas.text("\(MarkerKitVersion.generator) · page \(page) of \(pages)", x: 195, baseline: 290, size: 2.4, align: .right, color: .gray(0.4))
     }
 
     static func frame(_ canvas: Canvas, _ r: Rect, title: String) {

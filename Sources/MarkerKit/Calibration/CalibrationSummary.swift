@@ -23,6 +23,10 @@ public enum CalibrationSummary {
         for (i, name) in c.model.coefficientNames.enumerated() {
             lines.append(row(name, c.distortion[i], 4 + i, "%.6f"))
         }
+        if let map = try? ProjectionUncertainty(c).map(columns: 16, rows: 9, range: nil) {
+            lines.append(String(format: "  projection uncertainty at infinity: median %.3f px, worst %.3f px at (%.0f, %.0f) (calibrations uncertainty %@)",
+                                map.median, map.worst.sigma, map.worst.x, map.worst.y, c.name))
+        }
         if let p = c.provenance, !p.calibrationTime.isEmpty { lines.append("  calibrated \(p.calibrationTime) by \(p.generator)") }
         return lines
     }

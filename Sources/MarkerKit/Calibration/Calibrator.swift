@@ -209,8 +209,9 @@ public struct Calibrator: Sendable {
             calibrationTime: ISO8601DateFormatter().string(from: Date()), views: used, boardColumns: target.innerColumns,
             boardRows: target.innerRows, squareSize: target.square.millimetres, units: "mm", flags: Int(c.flags), rms: c.rms,
             perViewErrors: views.compactMap { $0.status == .used ? $0.rms : nil }, stdDeviations: sd, detector: detectorSummary)
-        let calibration = try CameraCalibration(name: name, model: model, cameraMatrix: k, distortion: d, imageWidth: width,
+        var calibration = try CameraCalibration(name: name, model: model, cameraMatrix: k, distortion: d, imageWidth: width,
                                                 imageHeight: height, provenance: provenance)
+        calibration.projectionCovariance = try projectionCovariance(of: calibration, views: views, points: points)
         return Result(calibration: calibration, views: views, boardPoints: points)
     }
 

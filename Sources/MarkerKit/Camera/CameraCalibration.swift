@@ -1,3 +1,4 @@
+import CVBridge
 import Foundation
 
 /// A camera's intrinsics and how they were obtained: the 3x3 camera matrix, the lens model and its
@@ -87,6 +88,9 @@ public struct CameraCalibration: Sendable, Equatable {
     public var imageWidth: Int
     public var imageHeight: Int
     public var provenance: Provenance?
+    /// What projection uncertainty needs (calibrations made by `markerkit calibrate`, and files that
+    /// carried it).
+    public var projectionCovariance: ProjectionCovariance?
 
     /// Checks every number: a calibration that exists is always usable.
     public init(name: String, model: Model, cameraMatrix: [Double], distortion: [Double], imageWidth: Int,
@@ -129,4 +133,18 @@ public struct CameraCalibration: Sendable, Equatable {
     public var cx: Double { cameraMatrix[2] }
     public var cy: Double { cameraMatrix[5] }
     public var skew: Double { cameraMatrix[1] }
+}
+
+extension CameraCalibration {
+    /// The model as the bridge names it (pinhole models share one).
+    var bridgeModel: cvb_model { model == .fisheye ? CVB_MODEL_FISHEYE : CVB_MODEL_OPENCV5 }
+
+    /// cv::projectPoints (or its fisheye twin) of points seen from `pose` (target frame to camera).
+    public func project(_ points: [(Double, Double, Double)], pose: Pose3D) throws -> [Point2] {
+        let object = points.flatMap { [$0.0, $0.1, $0.2] }
+        var image = [Double](repeating: 0, count: 2 * points.count)
+        try Bridge.check(cvb_project_model(object, Int32(points.count), pose.rvec, pose.tvec, cameraMatrix, distortion,
+                                           Int32(distortion.count), bridgeModel, &image))
+        return (0..<points.count).map { Point2(x: image[2 * $0], y: image[2 * $0 + 1]) }
+    }
 }

@@ -56,16 +56,6 @@ public struct MarkerPoseEstimator: Sendable {
 
     /// Projects points given in the marker's frame into the image.
     public func project(_ points: [(Double, Double, Double)], pose: MarkerPose) throws -> [Point2] {
-        let object = points.flatMap { [$0.0, $0.1, $0.2] }
-        var image = [Double](repeating: 0, count: 2 * points.count)
-        let status = cvb_project_model(object, Int32(points.count), pose.rvec, pose.tvec, calibration.cameraMatrix,
-                                       calibration.distortion, Int32(calibration.distortion.count), calibration.bridgeModel, &image)
-        try Bridge.check(status)
-        return (0..<points.count).map { Point2(x: image[2 * $0], y: image[2 * $0 + 1]) }
+        try calibration.project(points, pose: Pose3D(rvec: pose.rvec, tvec: pose.tvec))
     }
-}
-
-extension CameraCalibration {
-    /// The model as the bridge names it (pinhole models share one).
-    var bridgeModel: cvb_model { model == .fisheye ? CVB_MODEL_FISHEYE : CVB_MODEL_OPENCV5 }
 }

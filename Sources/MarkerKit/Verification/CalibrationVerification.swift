@@ -56,6 +56,8 @@ public struct CalibrationVerification {
         public let pipelines: [PipelineResult]
         /// With a ChArUco board: its corners on the same renders, MarkerKit beside OpenCV.
         public var charucoCorners: CharucoCornerAccuracy? = nil
+        /// With several seeds: whether MarkerKit's projection uncertainty predicts its true error.
+        public var uncertainty: UncertaintyCheck? = nil
 
         public var table: String {
             var lines = ["\(views) rendered views \(width)x\(height), seed \(seed), noise \(noise), blur \(blur); truth fx \(truth[0]) fy \(truth[4]) cx \(truth[2]) cy \(truth[5])", ""]
@@ -68,6 +70,7 @@ public struct CalibrationVerification {
             lines.append("")
             lines.append("edge px: RMS distance between where the true camera and the estimate project the same ray, over rays landing within 5% of the image's edges; image px: over the whole image")
             if let charucoCorners { lines += ["", charucoCorners.table] }
+            if let uncertainty { lines += ["", uncertainty.line] }
             return lines.joined(separator: "\n")
         }
     }

@@ -97,10 +97,6 @@ public enum SceneTruth {
 
     /// cv::projectPoints (or its fisheye twin) of target points.
     public static func project(_ points: [(Double, Double, Double)], pose: Pose3D, camera: CameraCalibration) throws -> [Point2] {
-        let object = points.flatMap { [$0.0, $0.1, $0.2] }
-        var image = [Double](repeating: 0, count: 2 * points.count)
-        try Bridge.check(cvb_project_model(object, Int32(points.count), pose.rvec, pose.tvec, camera.cameraMatrix, camera.distortion,
-                                           Int32(camera.distortion.count), camera.bridgeModel, &image))
-        return (0..<points.count).map { Point2(x: image[2 * $0], y: image[2 * $0 + 1]) }
+        try camera.project(points, pose: pose)
     }
 }

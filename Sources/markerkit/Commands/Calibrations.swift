@@ -17,7 +17,7 @@ struct Calibrations: ParsableCommand {
           markerkit calibrations export webcam --format ros -o webcam_camera_info.yaml
           markerkit calibrations import camchain.yaml --name webcam2 --format kalibr
         """,
-        subcommands: [List.self, Show.self, Export.self, Import.self]
+        subcommands: [List.self, Show.self, Export.self, Import.self, Uncertainty.self, Compare.self]
     )
 
     struct List: ParsableCommand {

@@ -35,11 +35,17 @@ struct VerifyCalibration: ParsableCommand {
     var k1: Double?
     @Option(help: ArgumentHelp("Gaussian noise in gray levels.", valueName: "sigma")) var noise: Double = 0
     @Option(help: ArgumentHelp("Gaussian blur in pixels.", valueName: "sigma")) var blur: Double = 0
+    @Option(help: ArgumentHelp("Also check the projection uncertainty: calibrate this many seeds' views and compare each calibration's true error with its predicted sigma (50 or more for a figure).", valueName: "n"))
+    var uncertaintySeeds = 0
+    @Option(help: ArgumentHelp("With --uncertainty-seeds: the range of the points checked, with a unit, or inf (default).", valueName: "length|inf"),
+            transform: RangeArgument.parse)
+    var range: Length?? = nil
     @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
     @OptionGroup var forceOption: ForceOption
 
     func run() throws {
         guard (3...500).contains(views) else { throw MarkerKitError.invalidArgument("--views \(views) is outside 3-500") }
+        guard (0...10_000).contains(uncertaintySeeds) else { throw MarkerKitError.invalidArgument("--uncertainty-seeds \(uncertaintySeeds) is outside 0-10000") }
         try checkDegradations(noise: noise, blur: blur)
         let camera = try replacingK1(k1, of: renderCamera(calibration: calibration, size: size))
         let charuco = try board.map(BoardOptions.renderedCharuco)
@@ -52,7 +58,12 @@ struct VerifyCalibration: ParsableCommand {
         verification.blur = blur
         verification.charuco = charuco
         Interrupt.install()
-        let summary = try verification.run { try Interrupt.checkpoint("verify calibration") }
+        var summary = try verification.run { try Interrupt.checkpoint("verify calibration") }
+        if uncertaintySeeds > 0 {
+            summary.uncertainty = try UncertaintyCheck.run(verification, seeds: uncertaintySeeds, range: (range ?? nil)?.millimetres) {
+                try Interrupt.checkpoint("verify calibration")
+            }
+        }
         print(summary.table)
         if let jsonURL { try writeJSON(summary, to: jsonURL) }
     }

@@ -27,6 +27,13 @@ enum JSONCalibrationFormat {
         var cameraMatrix: [Double]
         var distortionCoefficients: [Double]
         var quality: Quality?
+        /// `ProjectionCovariance`: the matrix row-major.
+        struct Covariance: Codable {
+            var matrix: [Double]
+            var noise: Double
+            var views: Int
+        }
+        var projectionCovariance: Covariance?
         var generator = MarkerKitVersion.generator
     }
 
@@ -37,8 +44,9 @@ enum JSONCalibrationFormat {
                          perViewErrors: $0.perViewErrors, stdDeviations: $0.stdDeviations, generator: $0.generator,
                          detector: $0.detector)
         }
-        let file = File(cameraName: c.name, model: c.model.rawValue, imageWidth: c.imageWidth, imageHeight: c.imageHeight,
+        var file = File(cameraName: c.name, model: c.model.rawValue, imageWidth: c.imageWidth, imageHeight: c.imageHeight,
                         cameraMatrix: c.cameraMatrix, distortionCoefficients: c.distortion, quality: quality)
+        file.projectionCovariance = c.projectionCovariance.map { File.Covariance(matrix: $0.matrix, noise: $0.noise, views: $0.views) }
         return try JSONFile.encode(file)
     }
 
@@ -57,8 +65,12 @@ enum JSONCalibrationFormat {
                                          rms: $0.rms, perViewErrors: $0.perViewErrors, stdDeviations: $0.stdDeviations,
                                          generator: $0.generator, detector: $0.detector)
         }
-        return try CameraCalibration(name: file.cameraName, model: model, cameraMatrix: file.cameraMatrix,
-                                     distortion: file.distortionCoefficients, imageWidth: file.imageWidth,
-                                     imageHeight: file.imageHeight, provenance: provenance)
+        var calibration = try CameraCalibration(name: file.cameraName, model: model, cameraMatrix: file.cameraMatrix,
+                                                distortion: file.distortionCoefficients, imageWidth: file.imageWidth,
+                                                imageHeight: file.imageHeight, provenance: provenance)
+        calibration.projectionCovariance = try file.projectionCovariance.map {
+            try ProjectionCovariance(matrix: $0.matrix, noise: $0.noise, views: $0.views, model: model)
+        }
+        return calibration
     }
 }

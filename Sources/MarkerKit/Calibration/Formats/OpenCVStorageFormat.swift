@@ -39,6 +39,12 @@ enum OpenCVStorageFormat {
                 try check(cvb_storage_write_matrix(storage, "std_deviations_intrinsics", p.stdDeviations, Int32(p.stdDeviations.count), 1))
             }
         }
+        if let u = c.projectionCovariance {
+            let size = Int32(ProjectionCovariance.size(for: c.model))
+            try check(cvb_storage_write_matrix(storage, "projection_covariance", u.matrix, size, size))
+            try check(cvb_storage_write_real(storage, "observation_noise", u.noise))
+            try check(cvb_storage_write_int(storage, "covariance_views", try int32(u.views, "covariance_views")))
+        }
         try check(cvb_storage_write_string(storage, "camera_name", c.name))
         try check(cvb_storage_write_string(storage, "model", c.model.rawValue))
         if let p = c.provenance {
@@ -97,11 +103,20 @@ enum OpenCVStorageFormat {
                 stdDeviations: try reader.matrix("std_deviations_intrinsics")?.values ?? [],
                 generator: try reader.string("generator") ?? "", detector: try reader.string("detector") ?? "")
         }
-        return try CameraCalibration(
+        var calibration = try CameraCalibration(
             name: try reader.string("camera_name") ?? name, model: model, cameraMatrix: k, distortion: distortion,
             imageWidth: try wholeNumber(reader.real("image_width") ?? 0, "image_width"),
             imageHeight: try wholeNumber(reader.real("image_height") ?? 0, "image_height"),
             provenance: provenance)
+        if let (values, rows, cols) = try reader.matrix("projection_covariance") {
+            let size = ProjectionCovariance.size(for: model)
+            guard rows == size, cols == size else { throw MarkerKitError.badInput("projection_covariance is \(rows)x\(cols), not \(size)x\(size) for \(model.rawValue)") }
+            guard let noise = try reader.real("observation_noise"), let views = try reader.real("covariance_views") else {
+                throw MarkerKitError.badInput("projection_covariance without observation_noise and covariance_views")
+            }
+            calibration.projectionCovariance = try ProjectionCovariance(matrix: values, noise: noise, views: try wholeNumber(views, "covariance_views"), model: model)
+        }
+        return calibration
     }
 
     /// A count or size as FileStorage's 32-bit integer.
