@@ -92,6 +92,10 @@ extern "C" int32_t cvb_calibrate(const double *object_points, const int32_t *vie
             if (guess != nullptr) flags |= cv::CALIB_USE_INTRINSIC_GUESS;
             if (options & CVB_CALIB_FIX_ASPECT) flags |= cv::CALIB_FIX_ASPECT_RATIO;
             if (options & CVB_CALIB_ZERO_TANGENT) flags |= cv::CALIB_ZERO_TANGENT_DIST;
+            if (options & CVB_CALIB_FIX_K3) {
+                flags |= cv::CALIB_FIX_K3;
+                if (d.total() >= 5) d.at<double>(0, 4) = 0;
+            }
             cv::Mat std_intrinsics, std_extrinsics, per_view;
             out->rms = cv::calibrateCamera(objects, images, size, k, d, r, t, std_intrinsics, std_extrinsics,
                                            per_view, flags);

@@ -126,4 +126,41 @@ import Testing
                                   "--calibration", "cam", "--marker-size", "5cm", "--jsonl"], in: dir)
         #expect(detect.status == 0 && detect.stdout.contains("\"tvec\""), "detect finds stored calibrations by name")
     }
+
+    /// Issue 19: the radtan model of ROS and Kalibr. --model opencv4 (or opencv5 with --fix-k3) exports to
+    /// Kalibr and ROS and reads back; an opencv5 calibration with k3 is refused by the Kalibr export with
+    /// a message naming options that exist.
+    @Test func opencv4CalibrationsExportToKalibrAndROSAndReadBack() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let four = try CLI.run(["calibrate", Self.boards.path, "--inner", "9x6", "--square", "25mm", "--model", "opencv4", "--name", "radtan"], in: dir)
+        #expect(four.status == 0 && four.stdout.contains("model opencv4"), "\(four.stderr)")
+        for (format, file) in [("kalibr", "camchain.yaml"), ("ros", "camera_info.yaml")] {
+            #expect(try CLI.run(["calibrations", "export", "radtan", "--format", format, "-o", file], in: dir).status == 0, "\(format)")
+            let back = try CLI.run(["calibrations", "import", file, "--format", format, "--name", "back-\(format)"], in: dir)
+            #expect(back.status == 0, "\(back.stderr)")
+        }
+        let original = try String(contentsOf: dir.appendingPathComponent("Calibrations/radtan.yaml"), encoding: .utf8)
+        let show = try CLI.run(["calibrations", "show", "radtan"], in: dir).stdout
+        for format in ["kalibr", "ros"] {
+            let again = try CLI.run(["calibrations", "show", "back-\(format)"], in: dir).stdout
+            // The same intrinsics and coefficients (ROS widens opencv4 to plumb_bob's five, k3 = 0).
+            for key in ["fx ", "fy ", "cx ", "cy ", "k1 ", "k2 ", "p1 ", "p2 "] {
+                let line = { (text: String) in text.split(separator: "\n").first { $0.trimmingCharacters(in: .whitespaces).hasPrefix(key) }?
+                    .split(separator: " ").dropFirst().first }
+                #expect(line(again) == line(show) && line(show) != nil, "\(format) \(key)")
+            }
+        }
+        #expect(original.contains("model: opencv4"))
+        // opencv5 with k3 fixed at zero exports too; with k3 it is refused, naming --model opencv4 and --fix-k3.
+        #expect(try CLI.run(["calibrate", Self.boards.path, "--inner", "9x6", "--square", "25mm", "--fix-k3", "--name", "nok3"], in: dir).status == 0)
+        #expect(try CLI.run(["calibrations", "export", "nok3", "--format", "kalibr", "-o", "nok3.yaml"], in: dir).status == 0)
+        #expect(try CLI.run(["calibrate", Self.boards.path, "--inner", "9x6", "--square", "25mm", "--name", "withk3"], in: dir).status == 0)
+        let refused = try CLI.run(["calibrations", "export", "withk3", "--format", "kalibr", "-o", "k3.yaml"], in: dir)
+        #expect(refused.status == 64 && refused.stderr.contains("--model opencv4") && refused.stderr.contains("--fix-k3"), "\(refused.stderr)")
+        let help = try CLI.run(["calibrate", "--help"], in: dir).stdout
+        #expect(help.contains("--fix-k3") && help.contains("opencv4"))
+        let fisheye = try CLI.run(["calibrate", Self.boards.path, "--inner", "9x6", "--square", "25mm", "--model", "fisheye", "--fix-k3"], in: dir)
+        #expect(fisheye.status == 64 && fisheye.stderr.contains("--fix-k3 applies to --model opencv5"), "\(fisheye.stderr)")
+    }
 }

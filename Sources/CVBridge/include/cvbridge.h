@@ -120,6 +120,7 @@ typedef enum : int32_t {
 typedef enum __attribute__((flag_enum, enum_extensibility(open))) : int32_t {
     CVB_CALIB_FIX_ASPECT = 1,   /* fx / fy as in the initial matrix (CALIB_FIX_ASPECT_RATIO) */
     CVB_CALIB_ZERO_TANGENT = 2, /* p1 = p2 = 0 (CALIB_ZERO_TANGENT_DIST) */
+    CVB_CALIB_FIX_K3 = 4,       /* k3 = 0 (CALIB_FIX_K3 from a zero start; the guess's k3 must be 0) */
 } cvb_calibration_options;
 
 typedef struct cvb_calibration {

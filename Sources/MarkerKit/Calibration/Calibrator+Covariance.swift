@@ -3,7 +3,7 @@ import Foundation
 
 extension Calibrator {
     /// How the solved (free) intrinsics make all of them, n x free row-major: fixed ones are rows of
-    /// zeros (p1 and p2 with `zeroTangent`), a fixed aspect ratio one column (fx = (fx/fy) fy).
+    /// zeros (p1 and p2 with `zeroTangent`, k3 with `fixK3`), a fixed aspect ratio one column (fx = (fx/fy) fy).
     func parameterization(fx: Double, fy: Double) -> (matrix: [Double], free: Int) {
         let n = 4 + model.distortionCount
         var columns: [[Double]] = []
@@ -19,6 +19,7 @@ extension Calibrator {
         for k in 0..<model.distortionCount {
             let tangential = model != .fisheye && (k == 2 || k == 3)
             if zeroTangent && tangential { continue }
+            if fixK3 && model == .opencv5 && k == 4 { continue }
             columns.append(unit(4 + k))
         }
         let matrix = (0..<n).flatMap { row in columns.map { $0[row] } }

@@ -11,6 +11,9 @@ public struct Calibrator: Sendable {
     public var model: CameraCalibration.Model = .opencv5
     public var fixAspect = false
     public var zeroTangent = false
+    /// k3 held at zero (opencv5): the radtan model of ROS and Kalibr with OpenCV's five coefficients.
+    /// The opencv4 model is solved this way too and keeps k1 k2 p1 p2.
+    public var fixK3 = false
     public var detector: ChessboardDetector.Method = .classic
     /// cornerSubPix half window; 0 picks a fifth of the corner spacing.
     public var halfWindow = 0
@@ -197,8 +200,9 @@ public struct Calibrator: Sendable {
         }
         let c = solved.result
         let k = withUnsafeBytes(of: c.camera_matrix) { Array($0.bindMemory(to: Double.self)) }
-        let d = withUnsafeBytes(of: c.distortion) { Array($0.bindMemory(to: Double.self).prefix(Int(c.distortion_count))) }
-        let sd = withUnsafeBytes(of: c.std_deviations) { Array($0.bindMemory(to: Double.self).prefix(Int(c.std_count))) }
+        // opencv4 is opencv5 solved with k3 fixed at zero: its first four coefficients.
+        let d = withUnsafeBytes(of: c.distortion) { Array($0.bindMemory(to: Double.self).prefix(min(Int(c.distortion_count), model.distortionCount))) }
+        let sd = withUnsafeBytes(of: c.std_deviations) { Array($0.bindMemory(to: Double.self).prefix(min(Int(c.std_count), 4 + model.distortionCount))) }
         guard (k + d).allSatisfy(\.isFinite), k[0] > 0, k[4] > 0 else {
             throw MarkerKitError.badInput("the solve diverged (NaN or negative focal length): the views do not constrain the camera; take tilted views that fill the image")
         }
@@ -255,14 +259,18 @@ public struct Calibrator: Sendable {
         var perView = [Double](repeating: 0, count: used.count)
         let bridgeModel: cvb_model
         switch model {
-        case .opencv5: bridgeModel = CVB_MODEL_OPENCV5
+        case .opencv4, .opencv5: bridgeModel = CVB_MODEL_OPENCV5
         case .opencv8: bridgeModel = CVB_MODEL_OPENCV8
         case .fisheye: bridgeModel = CVB_MODEL_FISHEYE
-        default: throw MarkerKitError.invalidArgument("a calibration solves for opencv5, opencv8 or fisheye only")
+        default: throw MarkerKitError.invalidArgument("a calibration solves for opencv4, opencv5, opencv8 or fisheye only")
+        }
+        if fixK3, model != .opencv5, model != .opencv4 {
+            throw MarkerKitError.invalidArgument("fixing k3 applies to the opencv5 model (opencv4 has no k3)")
         }
         var options: cvb_calibration_options = []
         if fixAspect { options.insert(.CVB_CALIB_FIX_ASPECT) }
         if zeroTangent { options.insert(.CVB_CALIB_ZERO_TANGENT) }
+        if fixK3 || model == .opencv4 { options.insert(.CVB_CALIB_FIX_K3) }
         let status: Int32
         if var start = guess {
             status = cvb_calibrate(object, counts, image, Int32(used.count), Int32(width), Int32(height),

@@ -18,6 +18,7 @@ struct Calibrate: ParsableCommand {
           markerkit calibrate shots/ --board board.json --name webcam
           markerkit calibrate left*.jpg --inner 9x6 --square 25mm --name left --report left.pdf
           markerkit calibrate shots/ --inner 9x6 --square 1in --model opencv8 -o webcam.xml
+          markerkit calibrate shots/ --inner 9x6 --square 25mm --model opencv4 --name ros  # radtan, for Kalibr and ROS
           markerkit calibrate views/ --name webcam       # views/capture.json from 'markerkit capture'
           markerkit calibrate shots/ --board charuco.json --name webcam   # from 'generate charuco'
 
@@ -42,8 +43,11 @@ struct Calibrate: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of the store (.yaml, .xml or .json).", valueName: "file"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Lens model: opencv5 (k1 k2 p1 p2 k3), opencv8 (rational), fisheye.", valueName: "model"))
+    @Option(help: ArgumentHelp("Lens model: opencv5 (k1 k2 p1 p2 k3), opencv4 (k1 k2 p1 p2: radtan, ROS plumb_bob with k3 = 0), opencv8 (rational), fisheye.", valueName: "model"))
     var model = LensModel.opencv5
+
+    @Flag(help: "Hold k3 at zero (opencv5): the radtan model Kalibr and ROS tools expect.")
+    var fixK3 = false
 
     @Flag(help: "Fix fx/fy (pinhole models).")
     var fixAspect = false
@@ -69,6 +73,9 @@ struct Calibrate: ParsableCommand {
         let inputs = try CalibrationJob.Inputs.from(paths: self.inputs)
         let target = try BoardOptions.target(board: board, inner: inner, square: square, log: inputs.log)
         let name = name ?? "camera"
+        if fixK3, ![.opencv5, .opencv4].contains(model) {
+            throw MarkerKitError.invalidArgument("--fix-k3 applies to --model opencv5 (opencv4 has no k3; \(model.rawValue) keeps its own)")
+        }
         try CalibrationStore.validate(name: name)
         let location = try output.map(Self.file) ?? CalibrationLocation(name: name)
         try location.checkDestination(force: force)
@@ -78,6 +85,7 @@ struct Calibrate: ParsableCommand {
         job.calibrator.model = model.model
         job.calibrator.fixAspect = fixAspect
         job.calibrator.zeroTangent = zeroTangent
+        job.calibrator.fixK3 = fixK3
         job.jobs = jobCount
         let progress = ProgressBar(label: "finding boards")
         Interrupt.install()

@@ -52,7 +52,7 @@ enum LengthArgument {
 
 /// The lens models `calibrate` solves for.
 enum LensModel: String, ExpressibleByArgument, CaseIterable {
-    case opencv5, opencv8, fisheye
+    case opencv4, opencv5, opencv8, fisheye
 
     var model: CameraCalibration.Model { CameraCalibration.Model(rawValue: rawValue)! }
 }
