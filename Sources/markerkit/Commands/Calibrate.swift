@@ -43,17 +43,10 @@ struct Calibrate: ParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of the store (.yaml, .xml or .json).", valueName: "file"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Lens model: opencv5 (k1 k2 p1 p2 k3), opencv4 (k1 k2 p1 p2: radtan, ROS plumb_bob with k3 = 0), opencv8 (rational), fisheye.", valueName: "model"))
-    var model = LensModel.opencv5
+    @OptionGroup var lens: LensModelOptions
 
-    @Flag(help: "Hold k3 at zero (opencv5): the radtan model Kalibr and ROS tools expect.")
-    var fixK3 = false
-
-    @Flag(help: "Fix fx/fy (pinhole models).")
-    var fixAspect = false
-
-    @Flag(help: "Assume no tangential distortion (p1 = p2 = 0).")
-    var zeroTangent = false
+    @Flag(help: "Also calibrate each half of the views on its own and compare the two with their uncertainty: says whether the lens model is too lean for the lens (mrcal's cross-validation; 6 views or more).")
+    var crossValidate = false
 
     @Option(help: ArgumentHelp("Write a report: per-view errors, residuals, coverage, distortion, parameters (.pdf, .png, .svg).", valueName: "file"))
     var report: String?
@@ -73,19 +66,13 @@ struct Calibrate: ParsableCommand {
         let inputs = try CalibrationJob.Inputs.from(paths: self.inputs)
         let target = try BoardOptions.target(board: board, inner: inner, square: square, log: inputs.log)
         let name = name ?? "camera"
-        if fixK3, ![.opencv5, .opencv4].contains(model) {
-            throw MarkerKitError.invalidArgument("--fix-k3 applies to --model opencv5 (opencv4 has no k3; \(model.rawValue) keeps its own)")
-        }
         try CalibrationStore.validate(name: name)
         let location = try output.map(Self.file) ?? CalibrationLocation(name: name)
         try location.checkDestination(force: force)
         let reportTarget = try reportDestination(report, force: force)
 
         var job = CalibrationJob(target: target, images: inputs.images, name: name)
-        job.calibrator.model = model.model
-        job.calibrator.fixAspect = fixAspect
-        job.calibrator.zeroTangent = zeroTangent
-        job.calibrator.fixK3 = fixK3
+        try lens.apply(to: &job.calibrator)
         job.jobs = jobCount
         let progress = ProgressBar(label: "finding boards")
         Interrupt.install()
@@ -97,6 +84,7 @@ struct Calibrate: ParsableCommand {
         print("calibrated from \(result.used.count) of \(inputs.images.count) images")
         for line in CalibrationSummary.lines(for: result.calibration) { print(line) }
         for view in result.views where view.status != .used { print("  not used: \(view.file): \(view.reason)") }
+        if crossValidate { print(try CrossValidation.run(job.calibrator, result: result).verdict) }
 
         if let (url, format) = reportTarget {
             var files = OutputFiles()
