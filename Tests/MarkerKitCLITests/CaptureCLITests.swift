@@ -123,4 +123,31 @@ import Testing
         let again = try CLI.run(["calibrate", "views", "--name", "again"], in: dir)
         #expect(again.status == 0 && again.stdout.contains("calibrated from 12 of 12 images"), "\(again.stderr)")
     }
+
+    /// Issue 19, point 6: the assistant calibrates the views it keeps as it goes and says where the
+    /// projection uncertainty is worst; with --until-sigma it stops once the worst in the used area (the
+    /// image without its outer 10%) is below it.
+    @Test func theAssistantStopsWhenTheUncertaintyIsLowEnough() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let render = try CLI.run(["render", "--clip", "14", "--size", "480x360", "--seed", "5", "-o", "clip.avi"], in: dir)
+        #expect(render.status == 0, "\(render.stderr)")
+        let all = try CLI.run(["capture", "--device", "clip.avi", "--out", "all", "--board", "clip.json", "--auto", "--count", "30"], in: dir)
+        #expect(all.status == 0 && all.stdout.contains("projection uncertainty from the"), "\(all.stdout) \(all.stderr)")
+        let until = try CLI.run(["capture", "--device", "clip.avi", "--out", "until", "--board", "clip.json", "--auto", "--count", "30",
+                                 "--until-sigma", "1px"], in: dir)
+        #expect(until.status == 0 && until.stdout.contains("below --until-sigma 1.00 px"), "\(until.stdout) \(until.stderr)")
+        let (kept, _) = try CaptureLog.read(from: dir.appendingPathComponent("until/capture.json"))
+        let (everything, _) = try CaptureLog.read(from: dir.appendingPathComponent("all/capture.json"))
+        print("measured: capture --until-sigma 1px kept \(kept.images.count) views, without it \(everything.images.count)")
+        #expect(kept.images.count >= 5 && kept.images.count < everything.images.count)
+        let worst = try #require(until.stdout.split(separator: "\n").first { $0.contains("projection uncertainty") })
+        let sigma = try #require(Double(worst.split(separator: " ").drop { $0 != "worst" }.dropFirst().first ?? ""))
+        #expect(sigma < 1)
+        for (arguments, message) in [(["--until-sigma", "3cm"], "is not a size in pixels"), (["--until-sigma", "1px", "--every", "1"], "--until-sigma goes with --auto")] {
+            let bad = try CLI.run(["capture", "--device", "clip.avi", "--out", "bad", "--board", "clip.json"] + (arguments.contains("--every") ? [] : ["--auto"]) + arguments, in: dir)
+            #expect(bad.status == 64 && bad.stderr.contains(message), "\(bad.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("bad").path))
+        }
+    }
 }

@@ -20,6 +20,14 @@ public struct CaptureAssistant {
         /// Sum of differences in (x, y, size, skew) to the nearest kept view (ROS: 0.2).
         public var minNovelty = 0.2
         public var count = 30
+        /// Stop once the projection uncertainty (at infinity) is below this many pixels everywhere in the
+        /// used area; nil stops on coverage.
+        public var untilSigma: Double?
+        /// The used area: the image without this share of its width and height on each side (where boards
+        /// are rarely held and a calibration is extrapolated).
+        public var margin = 0.1
+        /// Views kept before the uncertainty counts.
+        public var minimumViews = 5
 
         public init(board: Checkerboard) { target = .checkerboard(board) }
 
@@ -95,6 +103,7 @@ public struct CaptureAssistant {
         kept.append(View(frame: sourced.frame, time: sourced.time, corners: corners, cornerIDs: ids, parameters: parameters, sharpness: sharpness))
         coveredImageCorners.formUnion(reached)
         stillSince = nil // the next view needs its own still moment
+        updateUncertainty(width: gray.width, height: gray.height)
         return .kept
     }
 
@@ -143,7 +152,43 @@ public struct CaptureAssistant {
     var isCharuco: Bool { if case .charuco = settings.target { return true } else { return false } }
 
     public var isComplete: Bool {
-        kept.count >= settings.count || (kept.count >= 10 && coverage.allSatisfy { $0 >= 1 })
+        if kept.count >= settings.count { return true }
+        if let target = settings.untilSigma {
+            return kept.count >= settings.minimumViews && (uncertainty.map { $0.worst.sigma < target } ?? false)
+        }
+        return kept.count >= 10 && coverage.allSatisfy { $0 >= 1 }
+    }
+
+    /// Where a calibration from the kept views is least sure: its projection uncertainty (at infinity)
+    /// over a 16x9 grid of the used area, worst point and median. Nil before 3 views, or while the views
+    /// cannot give a calibration (too similar to pin the focal length).
+    public struct UncertaintyState: Sendable {
+        public let worst: ProjectionUncertainty.Point
+        public let median: Double
+        public let views: Int
+        public let width: Int, height: Int
+
+        /// "top left", "middle", "bottom right" ...: where in the image the worst point is.
+        public var place: String {
+            let column = ["left", "", "right"][min(2, Int(3 * worst.x / Double(max(width, 1))))]
+            let row = ["top", "", "bottom"][min(2, Int(3 * worst.y / Double(max(height, 1))))]
+            let words = [row, column].filter { !$0.isEmpty }
+            return words.isEmpty ? "middle" : words.joined(separator: " ")
+        }
+    }
+
+    public private(set) var uncertainty: UncertaintyState?
+
+    /// Calibrates from the kept views and measures the uncertainty over the used area.
+    mutating func updateUncertainty(width: Int, height: Int) {
+        guard kept.count >= 3 else { return }
+        let views = kept.enumerated().map { Calibrator.View(file: "view_\($0.offset)", status: .used, corners: $0.element.corners, cornerIDs: $0.element.cornerIDs) }
+        guard let result = try? Calibrator(target: settings.target).calibrate(views: views, width: width, height: height, name: "capture"),
+              let measure = try? ProjectionUncertainty(result.calibration) else { return }
+        guard let points = try? measure.sigmas(at: measure.grid(columns: 16, rows: 9, margin: settings.margin), range: nil),
+              let worst = points.max(by: { $0.sigma < $1.sigma }) else { return }
+        let sigmas: [Double] = points.map { $0.sigma }.sorted()
+        uncertainty = UncertaintyState(worst: worst, median: sigmas[sigmas.count / 2], views: kept.count, width: width, height: height)
     }
 
     /// The board's corners and their IDs: a chessboard found on a reduced frame and refined at full size;

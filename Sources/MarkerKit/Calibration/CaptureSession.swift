@@ -31,12 +31,16 @@ public struct CaptureSession {
         public let verdict: CaptureAssistant.Verdict?
         public let coverage: [Double]?
         public let corners: [Point2]?
+        /// With the assistant, from 3 kept views: where a calibration from them is least sure.
+        public var uncertainty: CaptureAssistant.UncertaintyState? = nil
     }
 
     /// What a run saved.
     public struct Outcome {
         public let saved: [URL]
         public let log: CaptureLog
+        /// With the assistant: where a calibration from the saved views is least sure.
+        public var uncertainty: CaptureAssistant.UncertaintyState? = nil
     }
 
     public let directory: URL
@@ -51,7 +55,7 @@ public struct CaptureSession {
     }
 
     /// The same with a board of either kind.
-    public init(directory: URL, source: String, target board: CalibrationTarget?, count: Int, trigger: Trigger) throws {
+    public init(directory: URL, source: String, target board: CalibrationTarget?, count: Int, trigger: Trigger, untilSigma: Double? = nil) throws {
         guard count >= 1 else { throw MarkerKitError.invalidArgument("a capture saves at least one frame, not \(count)") }
         if trigger == .assistant && board == nil { throw MarkerKitError.invalidArgument("the capture assistant needs a board") }
         if case .every(let seconds) = trigger, !(seconds.isFinite && seconds >= 0) {
@@ -64,6 +68,7 @@ public struct CaptureSession {
         assistant = board.map { board in
             var settings = CaptureAssistant.Settings(target: board)
             settings.count = count
+            settings.untilSigma = untilSigma
             return CaptureAssistant(settings: settings)
         }
     }
@@ -81,7 +86,7 @@ public struct CaptureSession {
     }
 
     /// Runs until `count` frames are saved, the feed ends, `shouldStop` answers true, or (with the
-    /// assistant) the coverage is complete. `request` is asked once a frame with `.onRequest`.
+    /// assistant) the coverage is complete (with `untilSigma`: the uncertainty is below it). `request` is asked once a frame with `.onRequest`.
     public mutating func run(feed: FrameFeed, shouldStop: () -> Bool = { false }, request: () -> Bool = { false },
                              onUpdate: (Update) throws -> Void = { _ in }) throws -> Outcome {
         var lastSaved: Double?
@@ -105,9 +110,11 @@ public struct CaptureSession {
             case .onRequest:
                 save = request()
             }
-            try onUpdate(Update(frame: sourced, saving: save, saved: saved.count, count: count, verdict: verdict,
+            var update = Update(frame: sourced, saving: save, saved: saved.count, count: count, verdict: verdict,
                                 coverage: trigger == .assistant ? assistant?.coverage : nil,
-                                corners: trigger == .assistant ? assistant?.lastCorners : nil))
+                                corners: trigger == .assistant ? assistant?.lastCorners : nil)
+            update.uncertainty = assistant?.uncertainty
+            try onUpdate(update)
             let complete = trigger == .assistant && assistant!.isComplete
             if complete && !save { break }
             guard save else { continue }
@@ -115,7 +122,9 @@ public struct CaptureSession {
             saved.append(try self.save(sourced, parameters: parameters, sharpness: sharpness))
             if complete { break }
         }
-        return Outcome(saved: saved, log: log)
+        var outcome = Outcome(saved: saved, log: log)
+        outcome.uncertainty = assistant?.uncertainty
+        return outcome
     }
 
     /// Writes the view and the log with it, both or neither.

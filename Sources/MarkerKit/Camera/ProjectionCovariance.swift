@@ -71,12 +71,19 @@ public struct ProjectionUncertainty: Sendable {
         try zip(pixels, covariances(at: pixels, range: range)).map { p, q in Point(x: p.x, y: p.y, sigma: Self.worst(q)) }
     }
 
-    /// A columns x rows grid of pixel centres spanning the image, corner to corner.
-    public func grid(columns: Int, rows: Int) -> [Point2] {
+    /// A columns x rows grid of pixel centres spanning the image corner to corner, or, with `margin`, the
+    /// image without that share of its width and height on each side.
+    public func grid(columns: Int, rows: Int, margin: Double = 0) -> [Point2] {
         let w = Double(calibration.imageWidth - 1), h = Double(calibration.imageHeight - 1)
-        return (0..<rows).flatMap { j in
-            (0..<columns).map { i in Point2(x: w * Double(i) / Double(max(columns - 1, 1)), y: h * Double(j) / Double(max(rows - 1, 1))) }
+        var points: [Point2] = []
+        for j in 0..<rows {
+            let y: Double = h * (margin + (1 - 2 * margin) * Double(j) / Double(max(rows - 1, 1)))
+            for i in 0..<columns {
+                let x: Double = w * (margin + (1 - 2 * margin) * Double(i) / Double(max(columns - 1, 1)))
+                points.append(Point2(x: x, y: y))
+            }
         }
+        return points
     }
 
     /// The map over a columns x rows grid (`UncertaintyMap`).

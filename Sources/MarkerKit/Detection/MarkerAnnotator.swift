@@ -51,6 +51,19 @@ public struct MarkerAnnotator: Sendable {
         }
     }
 
+    /// A place to point the user at (where to hold the board next): two red rings and a label, kept
+    /// inside the picture.
+    public func drawTarget(_ frame: inout Frame, at p: Point2, label: String) throws {
+        let thickness = max(1, min(frame.width, frame.height) / 300), radius = Double(min(frame.width, frame.height)) / 12
+        try circle(&frame, p, radius: radius, color: (0, 0, 255), thickness: thickness)
+        try circle(&frame, p, radius: radius / 3, color: (0, 0, 255), thickness: thickness)
+        // `text` centres the label on x (about 20 px a character at scale 1).
+        let scale = 0.35 + 0.1 * Double(thickness), half = 10 * scale * Double(label.count)
+        let x = min(max(half + 2, p.x), Double(frame.width) - half - 2)
+        let y = p.y + radius + 14 * scale < Double(frame.height) - 4 ? p.y + radius + 14 * scale : p.y - radius - 6
+        try text(&frame, label, at: Point2(x: x, y: y), scale: scale, color: (0, 0, 255), thickness: thickness)
+    }
+
     private func polyline(_ frame: inout Frame, _ points: [Point2], closed: Bool, color: (Int32, Int32, Int32), thickness: Int) throws {
         let xy = points.flatMap { [$0.x, $0.y] }
         let (w, h, stride) = (Int32(frame.width), Int32(frame.height), Int32(frame.stride))

@@ -31,6 +31,9 @@ struct Capture: ParsableCommand {
     @Option(help: ArgumentHelp("The board spec from 'markerkit generate checkerboard' or 'generate charuco'.", valueName: "board.json")) var board: String?
     @Flag(help: "With --board: save views by themselves when they pass the gates.") var auto = false
     @Option(help: ArgumentHelp("Without a board: save a frame every this many seconds.", valueName: "seconds")) var every: Double?
+    @Option(help: ArgumentHelp("With --auto: stop once a calibration from the kept views is this sure everywhere but the outer 10% of the image (its projection uncertainty, e.g. 0.3px).", valueName: "pixels"),
+            transform: PixelsArgument.parse)
+    var untilSigma: Double?
     @Option(help: ArgumentHelp("Calibrate from the saved views and store the result under this name.", valueName: "name")) var calibrate: String?
     @Flag(help: "Replace files that exist in --out, and an existing calibration with --calibrate.") var force = false
 
@@ -40,6 +43,7 @@ struct Capture: ParsableCommand {
         guard let out else { throw MarkerKitError.invalidArgument("give --out DIR for the saved frames") }
         guard (1...10_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-10000") }
         if auto && board == nil { throw MarkerKitError.invalidArgument("--auto needs --board board.json") }
+        if untilSigma != nil && !auto { throw MarkerKitError.invalidArgument("--until-sigma goes with --auto") }
         let location = try calibrate.map { try CalibrationLocation(name: $0) }
         if calibrate != nil && board == nil { throw MarkerKitError.invalidArgument("--calibrate needs --board board.json") }
         let target = try board.map { try BoardSpec.read(from: URL(fileURLWithPath: $0)).calibrationTarget() }
@@ -49,7 +53,8 @@ struct Capture: ParsableCommand {
         if trigger == .onRequest && keys == nil {
             throw MarkerKitError.invalidArgument("without --auto, give --every SECONDS (no terminal to press keys in)")
         }
-        var session = try CaptureSession(directory: URL(fileURLWithPath: out), source: device, target: target, count: count, trigger: trigger)
+        var session = try CaptureSession(directory: URL(fileURLWithPath: out), source: device, target: target, count: count, trigger: trigger,
+                                         untilSigma: untilSigma)
         try session.checkDestination(force: force)
         let feed = try camera.open(device, color: true)
         defer { feed.stop() } // also when a frame throws: the reading thread must be done before exit
@@ -67,6 +72,9 @@ struct Capture: ParsableCommand {
             if preview.isAvailable {
                 var picture = update.frame.frame
                 if let corners = update.corners { try MarkerAnnotator().drawPoints(&picture, corners, color: update.saving ? (0, 220, 0) : (0, 180, 255)) }
+                if let worst = update.uncertainty?.worst {
+                    try MarkerAnnotator().drawTarget(&picture, at: Point2(x: worst.x, y: worst.y), label: String(format: "hold the board here: %.2f px", worst.sigma))
+                }
                 if preview.show(picture) == "q" { Interrupt.requested = true }
             }
         })
@@ -75,6 +83,7 @@ struct Capture: ParsableCommand {
         keys?.restore()
         let saved = outcome.saved.count
         print("saved \(saved) frame\(saved == 1 ? "" : "s") in \(directory.relativePath)/ with capture.json (\(feed.processed) frames seen, \(feed.dropped) dropped)\(Interrupt.requested ? ", stopped by Ctrl-C" : "")")
+        if let u = outcome.uncertainty { print(CaptureStatus.uncertaintyLine(u, target: untilSigma)) }
         if let calibrate, let target, let location {
             let result = try CalibrationJob(target: target, images: outcome.saved, name: calibrate).run()
             for line in CalibrationSummary.lines(for: result.calibration) { print(line) }

@@ -45,6 +45,17 @@ struct SquareCount {
 }
 
 /// Lengths with a unit (25mm, 1in): greater than zero (sizes), or not negative (margins, gaps).
+/// A size in the image: pixels, written with or without "px" (0.3px), more than zero.
+enum PixelsArgument {
+    static func parse(_ text: String) throws -> Double {
+        let number = text.lowercased().hasSuffix("px") ? String(text.dropLast(2)) : text
+        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value > 0 else {
+            throw MarkerKitError.invalidArgument("'\(text)' is not a size in pixels such as 0.3px")
+        }
+        return value
+    }
+}
+
 enum LengthArgument {
     static func positive(_ text: String) throws -> Length { try Length.positive(text) }
     static func nonNegative(_ text: String) throws -> Length { try Length.nonNegative(text) }
