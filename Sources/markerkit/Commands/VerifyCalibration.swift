@@ -17,10 +17,16 @@ struct VerifyCalibration: ParsableCommand {
         The board corners found in those renders are also measured against their truth, MarkerKit's beside \
         OpenCV's interpolateCornersCharuco without and with the true camera matrix.
 
+        With --uncertainty-seeds N, N more sets of views (the seeds after --seed) are rendered and calibrated, \
+        and at a grid of pixels each calibration's true projection error (as mrcal defines it: a point fixed \
+        in the boards' frames, brought back by the estimated poses) is divided by its predicted sigma along the \
+        predicted worst direction: an RMS of 1 means the uncertainty means what it says.
+
         Examples:
           markerkit verify calibration --views 30 --seed 7
           markerkit verify calibration --views 20 --noise 2 --json calib.json
           markerkit verify calibration --views 20 --board charuco --k1 -0.4
+          markerkit verify calibration --uncertainty-seeds 50      # does the projection uncertainty mean what it says?
         """
     )
 
