@@ -46,6 +46,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("none.json").path))
     }
 
+    @Test func crossValidationSaysWhetherTheModelFollowsTheLens() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let boards = Self.fixtures.appendingPathComponent("chessboard-opencv-9x6").path
+        let result = try CLI.run(["calibrate", boards, "--inner", "9x6", "--square", "25mm", "--name", "left", "--cross-validate"], in: dir)
+        #expect(result.status == 0 && result.stdout.contains("cross-validation: the two halves (7 and 6 views)")
+                && result.stdout.contains("the opencv5 model follows this lens"), "\(result.stdout) \(result.stderr)")
+    }
+
     @Test func compareGivesTheProjectionDifferenceAndRefusesOtherImageSizes() throws {
         let dir = try Self.calibrated()
         defer { try? FileManager.default.removeItem(at: dir) }

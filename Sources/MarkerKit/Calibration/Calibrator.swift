@@ -207,7 +207,8 @@ public struct Calibrator: Sendable {
             throw MarkerKitError.badInput("the solve diverged (NaN or negative focal length): the views do not constrain the camera; take tilted views that fill the image")
         }
         if sd.count >= 2, sd[0] / k[0] > maxFocalUncertainty || sd[1] / k[4] > maxFocalUncertainty || !sd[0].isFinite {
-            throw MarkerKitError.badInput(String(format: "the views are too similar to constrain the focal length (fx %.1f ± %.1f px): tilt the board in different directions, about 30-45°", k[0], sd[0]))
+            let lens = model == .fisheye ? "" : String(format: "; or the %@ model cannot follow the lens (RMS %.2f px): with a wide-angle lens try --model fisheye", model.rawValue, c.rms)
+            throw MarkerKitError.badInput(String(format: "the views are too similar to constrain the focal length (fx %.1f ± %.1f px): tilt the board in different directions, about 30-45°", k[0], sd[0]) + lens)
         }
         let provenance = CameraCalibration.Provenance(
             calibrationTime: ISO8601DateFormatter().string(from: Date()), views: used, boardColumns: target.innerColumns,

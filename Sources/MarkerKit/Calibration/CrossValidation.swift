@@ -47,6 +47,10 @@ public struct CrossValidation: Codable, Sendable {
             throw MarkerKitError.badInput("cross-validation needs at least 6 views (3 a half); \(used.count) were used")
         }
         let c = result.calibration
+        // A half has half the views: its focal length may be loose where the whole's was not; the
+        // comparison with the uncertainty is what judges it.
+        var calibrator = calibrator
+        calibrator.maxFocalUncertainty = .infinity
         var halves: [CameraCalibration] = []
         for part in 0..<2 {
             let views = used.enumerated().filter { $0.offset % 2 == part }.map(\.element)

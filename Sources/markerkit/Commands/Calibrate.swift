@@ -84,7 +84,12 @@ struct Calibrate: ParsableCommand {
         print("calibrated from \(result.used.count) of \(inputs.images.count) images")
         for line in CalibrationSummary.lines(for: result.calibration) { print(line) }
         for view in result.views where view.status != .used { print("  not used: \(view.file): \(view.reason)") }
-        if crossValidate { print(try CrossValidation.run(job.calibrator, result: result).verdict) }
+        if crossValidate {
+            // The calibration stands whatever the check says; a check that cannot be made says why.
+            do { print(try CrossValidation.run(job.calibrator, result: result).verdict) } catch let error as MarkerKitError {
+                print("cross-validation not possible: \(error.description)")
+            }
+        }
 
         if let (url, format) = reportTarget {
             var files = OutputFiles()
