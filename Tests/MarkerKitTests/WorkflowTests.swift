@@ -60,6 +60,35 @@ import Testing
         #expect(session.log.images.map(\.file) == ["view_000.png", "view_001.png"])
     }
 
+    /// serve's "keep view": the assistant keeps a frame on request although it was not held still or new
+    /// (image files carry no times, so nothing is ever held for half a second), and only frames with the board.
+    @Test func theAssistantKeepsAViewWhenAsked() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let board = Self.boards.appendingPathComponent("left01.jpg")
+        let files = try (0..<5).map { i -> URL in
+            let url = dir.appendingPathComponent("f\(i).\(i == 3 ? "png" : "jpg")")
+            try FileManager.default.copyItem(at: i == 3 ? Self.photo : board, to: url)
+            return url
+        }
+        let target = try Checkerboard(innerColumns: 9, innerRows: 6, square: .mm(25))
+        for asked in [Set<Int>(), [1, 2, 3]] {
+            let out = dir.appendingPathComponent("views-\(asked.count)")
+            try FileManager.default.createDirectory(at: out, withIntermediateDirectories: false)
+            var session = try CaptureSession(directory: out, source: "frames", board: target, count: 10, trigger: .assistant)
+            var frame = -1
+            var verdicts: [CaptureAssistant.Verdict?] = []
+            let outcome = try session.run(feed: FrameFeed(source: ImageFileSource(files: files), isCamera: false), request: {
+                frame += 1
+                return asked.contains(frame)
+            }, onUpdate: { verdicts.append($0.verdict) })
+            // Unasked: held for no time, never kept. Asked on frames 1 and 2 (the same board again) and 3
+            // (no board): 1 and 2 kept, 3 not.
+            #expect(outcome.saved.count == (asked.isEmpty ? 0 : 2), "\(verdicts)")
+            #expect(verdicts[3] == .noBoard)
+        }
+    }
+
     @Test func theAssistantNeedsABoard() {
         #expect(throws: MarkerKitError.self) {
             _ = try CaptureSession(directory: URL(fileURLWithPath: "/tmp"), source: "x", board: nil, count: 3, trigger: .assistant)

@@ -71,8 +71,9 @@ public struct CaptureAssistant {
         if case .charuco(let board) = settings.target { charucoDetector = CharucoDetector(board: board) } else { charucoDetector = nil }
     }
 
-    /// Looks at one frame; keeps it when it passes every gate.
-    public mutating func consider(_ sourced: SourcedFrame) throws -> Verdict {
+    /// Looks at one frame; keeps it when it passes every gate. With `force` (a user's "keep this view"),
+    /// a frame in which the board is found and sharp is kept without waiting for it to be still and new.
+    public mutating func consider(_ sourced: SourcedFrame, force: Bool = false) throws -> Verdict {
         let gray = try Grayscale.image(from: sourced.frame)
         guard let (corners, ids) = try findBoard(in: gray) else {
             previous = nil
@@ -81,13 +82,13 @@ public struct CaptureAssistant {
         }
         defer { previous = (corners, ids) }
         let motion = previous.map { Self.motion(from: $0, to: (corners, ids)) } ?? .infinity
-        guard motion <= settings.maxMotion * Double(gray.width) else {
+        guard force || motion <= settings.maxMotion * Double(gray.width) else {
             stillSince = nil
             return .moving
         }
         let since = stillSince ?? sourced.time
         stillSince = since
-        guard sourced.time - since >= settings.holdSeconds else { return .holding }
+        guard force || sourced.time - since >= settings.holdSeconds else { return .holding }
         let sharpness = Self.sharpness(of: gray, around: corners)
         guard sharpness >= settings.minSharpness else { return .blurred }
         let parameters: ViewParameters
@@ -97,7 +98,7 @@ public struct CaptureAssistant {
         }
         // A view that reaches an image corner no kept view reached is new whatever its measures.
         let reached = Self.imageCorners(corners, width: gray.width, height: gray.height)
-        guard !reached.isSubset(of: coveredImageCorners) || kept.allSatisfy({ parameters.distance(to: $0.parameters) > settings.minNovelty }) else {
+        guard force || !reached.isSubset(of: coveredImageCorners) || kept.allSatisfy({ parameters.distance(to: $0.parameters) > settings.minNovelty }) else {
             return .notNew
         }
         kept.append(View(frame: sourced.frame, time: sourced.time, corners: corners, cornerIDs: ids, parameters: parameters, sharpness: sharpness))
@@ -167,6 +168,8 @@ public struct CaptureAssistant {
         public let median: Double
         public let views: Int
         public let width: Int, height: Int
+        /// The map itself: sigma at the 16x9 grid points, row by row.
+        public let points: [ProjectionUncertainty.Point]
 
         /// "top left", "middle", "bottom right" ...: where in the image the worst point is.
         public var place: String {
@@ -188,7 +191,7 @@ public struct CaptureAssistant {
         guard let points = try? measure.sigmas(at: measure.grid(columns: 16, rows: 9, margin: settings.margin), range: nil),
               let worst = points.max(by: { $0.sigma < $1.sigma }) else { return }
         let sigmas: [Double] = points.map { $0.sigma }.sorted()
-        uncertainty = UncertaintyState(worst: worst, median: sigmas[sigmas.count / 2], views: kept.count, width: width, height: height)
+        uncertainty = UncertaintyState(worst: worst, median: sigmas[sigmas.count / 2], views: kept.count, width: width, height: height, points: points)
     }
 
     /// The board's corners and their IDs: a chessboard found on a reduced frame and refined at full size;

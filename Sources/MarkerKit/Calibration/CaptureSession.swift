@@ -33,6 +33,8 @@ public struct CaptureSession {
         public let corners: [Point2]?
         /// With the assistant, from 3 kept views: where a calibration from them is least sure.
         public var uncertainty: CaptureAssistant.UncertaintyState? = nil
+        /// With the assistant, of a frame about to be saved: its sharpness (the gate is `Settings.minSharpness`).
+        public var sharpness: Double? = nil
     }
 
     /// What a run saved.
@@ -86,7 +88,9 @@ public struct CaptureSession {
     }
 
     /// Runs until `count` frames are saved, the feed ends, `shouldStop` answers true, or (with the
-    /// assistant) the coverage is complete (with `untilSigma`: the uncertainty is below it). `request` is asked once a frame with `.onRequest`.
+    /// assistant) the coverage is complete (with `untilSigma`: the uncertainty is below it). `request` is
+    /// asked once a frame: with `.onRequest` it saves the frame, with `.assistant` it keeps the frame
+    /// when the board is found in it and sharp, still or new or not.
     public mutating func run(feed: FrameFeed, shouldStop: () -> Bool = { false }, request: () -> Bool = { false },
                              onUpdate: (Update) throws -> Void = { _ in }) throws -> Outcome {
         var lastSaved: Double?
@@ -99,7 +103,7 @@ public struct CaptureSession {
             var verdict: CaptureAssistant.Verdict?
             switch trigger {
             case .assistant:
-                verdict = try assistant!.consider(sourced)
+                verdict = try assistant!.consider(sourced, force: request())
                 if verdict == .kept, let view = assistant!.kept.last {
                     save = true
                     parameters = view.parameters
@@ -114,6 +118,7 @@ public struct CaptureSession {
                                 coverage: trigger == .assistant ? assistant?.coverage : nil,
                                 corners: trigger == .assistant ? assistant?.lastCorners : nil)
             update.uncertainty = assistant?.uncertainty
+            update.sharpness = sharpness
             try onUpdate(update)
             let complete = trigger == .assistant && assistant!.isComplete
             if complete && !save { break }

@@ -39,6 +39,14 @@ public struct GrayImage: Sendable {
         try Bridge.check(status)
     }
 
+    /// The image scaled to `width` pixels wide, its aspect kept (area averaging): a thumbnail.
+    public func scaled(toWidth width: Int) throws -> GrayImage {
+        let height = max(1, Int((Double(self.height) * Double(width) / Double(max(self.width, 1))).rounded()))
+        var out = GrayImage.empty
+        try Self.resize(self, width: width, height: height, bilinear: false, into: &out)
+        return out
+    }
+
     /// Reads any image file OpenCV's imgcodecs decodes (PNG, JPEG, TIFF, BMP, PGM, ...) as gray.
     public init(contentsOf url: URL) throws {
         let frame = try Frame(contentsOf: url, format: .gray8)
