@@ -17,6 +17,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.0"),
+        // Hummingbird's own dependencies, named because serve uses their types directly.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The C++ of the project, in C targets by role, each behind a plain C header:
@@ -58,10 +65,25 @@ let package = Package(
             dependencies: ["BridgeStatus", "CVBridge", "MarkerKitKernels", "CCairo", "CV4L2", "MarkerKitTemplates",
                            .product(name: "Yams", package: "Yams")]
         ),
+        // `markerkit serve`: the library's capture, calibration, store and sheet types behind an HTTP and
+        // WebSocket server (Hummingbird), with its page (plain HTML, CSS and JavaScript) as resources. A
+        // target of its own, so that a package depending on MarkerKit does not build a web server.
+        .target(
+            name: "MarkerKitServer",
+            dependencies: ["MarkerKit",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "HTTPTypes", package: "swift-http-types"),
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            resources: [.copy("Web")]
+        ),
         .executableTarget(
             name: "markerkit",
             dependencies: [
                 "MarkerKit",
+                "MarkerKitServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -69,7 +91,7 @@ let package = Package(
         .executableTarget(name: "MarkerKitFuzz", dependencies: ["MarkerKit"]),
         .testTarget(name: "MarkerKitTests", dependencies: ["MarkerKit", "MarkerKitFuzz", "BridgeStatus", "CVBridge", "MarkerKitKernels",
                                                           "CVBridgeTestReferences", .product(name: "Yams", package: "Yams")]),
-        .testTarget(name: "MarkerKitCLITests", dependencies: ["markerkit", "MarkerKit"]),
+        .testTarget(name: "MarkerKitCLITests", dependencies: ["markerkit", "MarkerKit", "MarkerKitServer"]),
     ],
     cxxLanguageStandard: .cxx17
 )

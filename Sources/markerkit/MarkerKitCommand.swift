@@ -13,14 +13,14 @@ struct MarkerKitCommand: ParsableCommand {
 
         Exit codes: 0 success, 1 some inputs failed (each named), 64 bad argument, 65 bad input data, 66 missing input, \
         70 internal error, 73 cannot write output, 130 stopped by Ctrl-C (verify and calibrate write nothing; \
-        capture and track stop cleanly and keep what they saved, exit 0).
+        capture, track and serve stop cleanly and keep what they saved, exit 0).
 
         Examples:
           markerkit generate markers --ids 0-23 --size 40mm -o sheet.pdf
           markerkit generate checkerboard --inner 9x6 --square 20mm -o board.pdf
         """,
         version: MarkerKitVersion.string,
-        subcommands: [Generate.self, Detect.self, Calibrate.self, Calibrations.self, Undistort.self, Render.self, Verify.self, Capture.self, Track.self, Bench.self]
+        subcommands: [Generate.self, Detect.self, Calibrate.self, Calibrations.self, Undistort.self, Render.self, Verify.self, Capture.self, Serve.self, Track.self, Bench.self]
     )
 
     /// Parses and runs; every failure becomes one line on stderr and a documented exit code.

@@ -3,7 +3,9 @@ import Testing
 
 /// The real `markerkit` binary, run as a user runs it.
 struct CLI {
+    /// The build's markerkit, or the one MARKERKIT_CLI names (to measure a release build with the same tests).
     static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["MARKERKIT_CLI"] { return URL(fileURLWithPath: path) }
         let directory = Bundle.main.executableURL!.deletingLastPathComponent()
         return directory.appendingPathComponent("markerkit")
     }
@@ -34,8 +36,9 @@ struct CLI {
         let process: Process
         let outFile: URL, errFile: URL
 
-        init(_ arguments: [String], in directory: URL, filePrefix: String) throws {
+        init(_ arguments: [String], in directory: URL, filePrefix: String, environment: [String: String] = [:]) throws {
             process = CLI.process(arguments, in: directory)
+            process.environment = process.environment?.merging(environment) { $1 }
             outFile = directory.appendingPathComponent(filePrefix + "stdout.txt")
             errFile = directory.appendingPathComponent(filePrefix + "stderr.txt")
             FileManager.default.createFile(atPath: outFile.path, contents: nil)

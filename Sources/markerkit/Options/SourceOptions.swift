@@ -10,12 +10,17 @@ struct CameraOptions: ParsableArguments {
     /// The frames of `device` (a camera, a video file or an image folder), read by a feed that keeps only
     /// a camera's newest frame.
     func open(_ device: String, color: Bool) throws -> FrameFeed {
+        FrameFeed(source: try FrameSources.open(device, options: try options(color: color)), isCamera: FrameSources.isCamera(device))
+    }
+
+    /// These options for `FrameSources.open`.
+    func options(color: Bool) throws -> FrameSources.Options {
         var options = FrameSources.Options()
         options.size = size.map { ($0.width, $0.height) }
         if let fps { guard fps.isFinite, fps > 0, fps <= 1000 else { throw MarkerKitError.invalidArgument("--fps \(fps) is outside 0-1000") }; options.fps = fps }
         options.format = format.cameraFormat
         options.color = color
-        return FrameFeed(source: try FrameSources.open(device, options: options), isCamera: FrameSources.isCamera(device))
+        return options
     }
 }
 

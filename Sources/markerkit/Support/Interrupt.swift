@@ -8,18 +8,22 @@ enum Interrupt {
     /// From here on Ctrl-C (or SIGTERM) asks the command to stop at its next safe point instead of killing
     /// it mid-write; a second Ctrl-C stops at once (nothing half-written stays: files are renamed into place).
     static func install() {
-        // A parent may have started us with these signals blocked (a test runner's worker thread does).
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        sigaddset(&unblock, SIGINT)
-        sigaddset(&unblock, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+        unblock()
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber) { _ in
                 if Interrupt.requested { _exit(130) }
                 Interrupt.requested = true
             }
         }
+    }
+
+    /// A parent may have started us with SIGINT and SIGTERM blocked (a test runner's worker thread does).
+    static func unblock() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
     /// A safe point of a long run that writes only at its end: after Ctrl-C, stops it with nothing written.

@@ -1,0 +1,142 @@
+import Foundation
+import MarkerKit
+
+/// What the page's calibrate, store and download buttons do, through the types `markerkit calibrate`
+/// and `markerkit calibrations` use: a calibration of the kept views (`CalibrationJob` on the saved files,
+/// so it equals `markerkit calibrate` on the views' folder), its report (`CalibrationReport`), its exports
+/// (`CalibrationFormat`) and the store (`CalibrationLocation`, `CalibrationStore`).
+public final class CalibrationDesk: @unchecked Sendable {
+    /// The result as the page shows it.
+    public struct Summary: Codable, Sendable {
+        public let name: String
+        public let lines: [String]
+        public let used: Int
+        public let images: Int
+        public let notUsed: [String]
+        /// Every export format, with why it cannot carry this calibration when it cannot (Kalibr and k3, say).
+        public let formats: [Format]
+    }
+
+    public struct Format: Codable, Sendable {
+        public let name: String
+        public let problem: String?
+    }
+
+    /// One calibration of the store, as `calibrations list` shows it.
+    public struct Stored: Codable, Sendable {
+        public let name: String
+        public let model: String?
+        public let width: Int?, height: Int?
+        public let fx: Double?, fy: Double?
+        public let rms: Double?
+        public let views: Int?
+        public let problem: String?
+    }
+
+    public let store: CalibrationStore
+    public let target: CalibrationTarget?
+    private let lock = NSLock()
+    private var result: Calibrator.Result?
+    private var busy = false
+    /// The name the last calibration was stored under.
+    private var name = "camera"
+
+    public init(store: CalibrationStore, target: CalibrationTarget?) {
+        self.store = store
+        self.target = target
+    }
+
+    /// Calibrates from `views` (the kept views' files) with the lens model named; one calibration at a time.
+    public func calibrate(views: [URL], model: String?) throws -> Summary {
+        guard let target else { throw MarkerKitError.invalidArgument("calibrating needs a board: start markerkit serve with --board board.json") }
+        guard !views.isEmpty else { throw MarkerKitError.invalidArgument("no views kept yet: hold the board in front of the camera, or press keep view") }
+        try lock.withLock {
+            guard !busy else { throw ServerRefusal.busy("a calibration is running already") }
+            busy = true
+        }
+        defer { lock.withLock { busy = false } }
+        var job = CalibrationJob(target: target, images: views, name: "camera")
+        if let model {
+            guard let chosen = CameraCalibration.Model(rawValue: model) else {
+                throw MarkerKitError.invalidArgument("unknown lens model '\(model)': opencv5, opencv4, opencv8 or fisheye")
+            }
+            job.calibrator.model = chosen
+        }
+        let result = try job.run()
+        lock.withLock {
+            self.result = result
+            name = result.calibration.name
+        }
+        return summary(result, images: views.count)
+    }
+
+    private func summary(_ result: Calibrator.Result, images: Int) -> Summary {
+        Summary(name: result.calibration.name, lines: CalibrationSummary.lines(for: result.calibration), used: result.used.count, images: images,
+                notUsed: result.views.filter { $0.status != .used }.map { "\($0.file): \($0.reason)" },
+                formats: CalibrationFormat.allCases.map { format in
+                    do {
+                        _ = try format.encode(result.calibration)
+                        return Format(name: format.rawValue, problem: nil)
+                    } catch {
+                        return Format(name: format.rawValue, problem: (error as? MarkerKitError)?.description ?? "\(error)")
+                    }
+                })
+    }
+
+    private func current() throws -> Calibrator.Result {
+        guard let result = lock.withLock({ result }) else { throw ServerRefusal.notFound("no calibration yet: press calibrate first") }
+        return result
+    }
+
+    /// The last calibration, under the name it was stored as.
+    private func currentCalibration() throws -> CameraCalibration {
+        var calibration = try current().calibration
+        calibration.name = lock.withLock { name }
+        return calibration
+    }
+
+    /// The report of the last calibration (PDF, as `calibrate --report`).
+    public func report() throws -> Data {
+        try CalibrationReport(result: try current()).document().render(as: .pdf, dpi: 150)[0]
+    }
+
+    /// The last calibration in a format (`calibrations export`), with its file name.
+    public func export(format name: String) throws -> (name: String, data: Data) {
+        let format = try CalibrationFormat(name: name)
+        let calibration = try currentCalibration()
+        return ("\(calibration.name).\(format.rawValue).\(format.fileExtension)", try format.encode(calibration))
+    }
+
+    /// Stores the last calibration under `name` (checked as the CLI checks it); an existing one only with `force`.
+    public func store(name: String, force: Bool) throws -> URL {
+        try CalibrationStore.validate(name: name)
+        var calibration = try currentCalibration()
+        calibration.name = name
+        let location = try CalibrationLocation(name: name, in: store)
+        try location.checkDestination(force: force)
+        try location.write(calibration, force: force)
+        lock.withLock { self.name = name }
+        return location.url
+    }
+
+    /// Every stored calibration.
+    public func stored() -> [Stored] {
+        store.names().map { name in
+            do {
+                let c = try store.resolve(name)
+                return Stored(name: name, model: c.model.rawValue, width: c.imageWidth, height: c.imageHeight, fx: c.fx, fy: c.fy,
+                              rms: c.provenance?.rms, views: c.provenance?.views, problem: nil)
+            } catch {
+                return Stored(name: name, model: nil, width: nil, height: nil, fx: nil, fy: nil, rms: nil, views: nil, problem: "\(error)")
+            }
+        }
+    }
+
+    /// A stored calibration in a format, with its file name.
+    public func export(stored name: String, format formatName: String) throws -> (name: String, data: Data) {
+        try CalibrationStore.validate(name: name)
+        guard store.storedFile(for: name) != nil else { throw ServerRefusal.notFound("no calibration named '\(name)' in the store") }
+        let format = try CalibrationFormat(name: formatName)
+        return ("\(name).\(format.rawValue).\(format.fileExtension)", try format.encode(try store.resolve(name)))
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MarkerKit
+import NIOCore
+
+/// Why the server refuses a request, with its HTTP status; the library's own errors map onto statuses
+/// as the CLI maps them onto exit codes. The body is one line of JSON: `{"error": "..."}`.
+enum ServerRefusal: Error {
+    case badRequest(String)
+    case unauthorized(String)
+    case forbidden(String)
+    case notFound(String)
+    case busy(String)
+    case tooLarge(String)
+
+    var status: HTTPResponse.Status {
+        switch self {
+        case .badRequest: return .badRequest
+        case .unauthorized: return .unauthorized
+        case .forbidden: return .forbidden
+        case .notFound: return .notFound
+        case .busy: return .conflict
+        case .tooLarge: return .contentTooLarge
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .badRequest(let m), .unauthorized(let m), .forbidden(let m), .notFound(let m), .busy(let m), .tooLarge(let m): return m
+        }
+    }
+
+    /// The status and line for any error a handler throws.
+    static func answer(for error: any Error) -> (HTTPResponse.Status, String) {
+        switch error {
+        case let refusal as ServerRefusal: return (refusal.status, refusal.message)
+        case let error as MarkerKitError:
+            switch error {
+            case .invalidArgument, .badInput: return (.unprocessableContent, error.description)
+            case .missingInput: return (.notFound, error.description)
+            case .outputExists: return (.conflict, error.description + " (tick replace to overwrite)")
+            case .interrupted: return (.serviceUnavailable, error.description)
+            case .cannotWrite, .internalFailure: return (.internalServerError, error.description)
+            }
+        case let error as NIOTooManyBytesError:
+            return (.contentTooLarge, "request body over the limit of \(error.maxBytes.map(String.init) ?? "?") bytes")
+        case let error as HTTPError:
+            return (error.status, error.body ?? error.status.reasonPhrase)
+        default:
+            return (.internalServerError, "\(error)")
+        }
+    }
+
+    /// A JSON error response.
+    static func response(for error: any Error) -> Response {
+        let (status, message) = answer(for: error)
+        return Response.json(["error": message], status: status)
+    }
+}
+
+extension Response {
+    /// `value` as a JSON body.
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        let data = (try? JSONEncoder().encode(value)) ?? Data("{}".utf8)
+        return Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// Bytes with a content type; with a file name, as a download.
+    static func bytes(_ data: Data, type: String, download name: String? = nil) -> Response {
+        var headers: HTTPFields = [.contentType: type, .cacheControl: "no-store"]
+        if let name { headers[.contentDisposition] = "attachment; filename=\"\(name)\"" }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

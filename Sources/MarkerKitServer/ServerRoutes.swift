@@ -1,0 +1,94 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import MarkerKit
+import NIOCore
+
+/// The server's routes, a fixed list: the page's three files, the live socket, and the API the page
+/// calls. Acting routes (keep, calibrate, store) are for the page that controls the camera.
+struct ServerRoutes {
+    let page: WebPage
+    let station: CameraStation
+    let desk: CalibrationDesk
+    let lease: ControlLease
+    let settings: ServerSettings
+
+    static var clientHeader: HTTPField.Name { HTTPField.Name("X-MarkerKit-Client")! }
+
+    func router() -> Router<BasicWebSocketRequestContext> {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.add(middleware: AccessGuard(token: settings.token, maxBody: settings.maxBody))
+        for (path, file) in page.files {
+            router.get(RouterPath(path)) { _, _ in Response.bytes(file.data, type: file.type) }
+        }
+        let live = LiveSocket(station: station, lease: lease)
+        router.ws("/live") { _, _ in .upgrade([:]) } onUpgrade: { inbound, outbound, _ in
+            try await live.serve(inbound: inbound, outbound: outbound)
+        }
+        router.get("/api/status") { _, _ in Response.json(station.status) }
+        router.get("/api/frame.jpg") { _, _ in
+            guard let picture = try station.picture(after: 0) else { throw ServerRefusal.notFound("no picture from the camera yet") }
+            return Response.bytes(picture.jpeg, type: "image/jpeg")
+        }
+        router.get("/api/views/:index/thumbnail.jpg") { _, context in
+            let index = try context.parameters.require("index", as: Int.self)
+            guard let jpeg = station.thumbnail(index) else { throw ServerRefusal.notFound("no view \(index)") }
+            return Response.bytes(jpeg, type: "image/jpeg")
+        }
+        router.post("/api/keep") { request, _ in
+            try mayAct(request)
+            station.requestKeep()
+            return Response.json(["asked": "the next frame is kept when the board is found in it and sharp"])
+        }
+        router.post("/api/calibrate") { request, _ in
+            try mayAct(request)
+            let body = try await decode(CalibrateBody.self, request)
+            let views = station.savedViews
+            return Response.json(try await Blocking.run { try desk.calibrate(views: views, model: body.model) })
+        }
+        router.post("/api/store") { request, _ in
+            try mayAct(request)
+            let body = try await decode(StoreBody.self, request)
+            let url = try await Blocking.run { try desk.store(name: body.name, force: body.force ?? false) }
+            return Response.json(["stored": url.lastPathComponent])
+        }
+        router.get("/api/result/report.pdf") { _, _ in
+            Response.bytes(try await Blocking.run { try desk.report() }, type: "application/pdf", download: "calibration-report.pdf")
+        }
+        router.get("/api/result/:format") { _, context in
+            let file = try desk.export(format: try context.parameters.require("format"))
+            return Response.bytes(file.data, type: "application/octet-stream", download: file.name)
+        }
+        router.get("/api/calibrations") { _, _ in Response.json(desk.stored()) }
+        router.get("/api/calibrations/:name/:format") { _, context in
+            let file = try desk.export(stored: try context.parameters.require("name"), format: try context.parameters.require("format"))
+            return Response.bytes(file.data, type: "application/octet-stream", download: file.name)
+        }
+        router.post("/api/sheet") { request, _ in
+            let body = try await decode(SheetRequest.self, request)
+            let file = try await Blocking.run { try body.make() }
+            return Response.bytes(file.data, type: file.type, download: file.name)
+        }
+        return router
+    }
+
+    struct CalibrateBody: Decodable { var model: String? }
+    struct StoreBody: Decodable { var name: String; var force: Bool? }
+
+    private func mayAct(_ request: Request) throws {
+        guard lease.mayAct(request.headers[Self.clientHeader]) else {
+            throw ServerRefusal.busy("another browser is using the camera; this page watches")
+        }
+    }
+
+    /// The JSON body, read up to the limit.
+    private func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
+        let buffer = try await request.body.collect(upTo: settings.maxBody)
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch {
+            throw ServerRefusal.badRequest("the request body is not the JSON this call takes")
+        }
+    }
+}

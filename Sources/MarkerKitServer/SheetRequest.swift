@@ -1,0 +1,84 @@
+import Foundation
+import MarkerKit
+
+/// The page's sheet form: a marker sheet, a checkerboard or a ChArUco board, made by the types
+/// `markerkit generate` uses and checked by the same rules (sizes need a unit, IDs must fit the
+/// dictionary, the board must fit the page). The answer is the PDF, or with `spec` the board spec
+/// that `calibrate --board` and `serve --board` read.
+struct SheetRequest: Decodable {
+    var kind: String
+    /// ChArUco: squares COLUMNSxROWS; checkerboard: inner corners COLUMNSxROWS.
+    var squares: String?
+    var inner: String?
+    var square: String?
+    var marker: String?
+    /// Markers: IDs (3,7,10-20) and the side of each.
+    var ids: String?
+    var size: String?
+    var dictionary: String?
+    var firstId: Int?
+    var legacy: Bool?
+    var page: String?
+    var landscape: Bool?
+    var spec: Bool?
+
+    /// The file to send back: its name, content type and bytes.
+    func make() throws -> (name: String, type: String, data: Data) {
+        var page = try PageSize(parsing: self.page ?? "a4")
+        if landscape == true { page = page.landscape }
+        let margin = Length.mm(10)
+        let dictionary = try self.dictionaryValue()
+        switch kind {
+        case "charuco":
+            let (columns, rows) = try Self.pair(squares, what: "squares")
+            let board = try CharucoBoard(squaresX: columns, squaresY: rows, square: try Self.length(square, what: "square"),
+                                         marker: try Self.length(marker, what: "marker"), dictionary: dictionary,
+                                         firstID: firstId ?? 0, legacy: legacy ?? false)
+            let sheet = try CharucoSheet(board: board, page: page, margin: margin)
+            return try answer(name: "charuco-\(columns)x\(rows)", document: sheet.document(), spec: sheet.spec())
+        case "checkerboard":
+            let (columns, rows) = try Checkerboard.parseInnerCorners(inner ?? "")
+            let board = try Checkerboard(innerColumns: columns, innerRows: rows, square: try Self.length(square, what: "square"))
+            let sheet = try CheckerboardSheet(board: board, page: page, margin: margin, turn: landscape)
+            return try answer(name: "checkerboard-\(columns)x\(rows)", document: sheet.document(), spec: sheet.spec())
+        case "markers":
+            let selection = try IDSelection(parsing: ids ?? "", dictionary: dictionary)
+            let kept = selection.printable(includeAmbiguous: false).kept
+            guard !kept.isEmpty else { throw MarkerKitError.invalidArgument("the IDs '\(ids ?? "")' leave no marker to print") }
+            var sheet = MarkerSheet(ids: kept, side: try Self.length(size, what: "marker size"), page: page, margin: margin, gap: .mm(10))
+            sheet.dictionary = dictionary
+            return try answer(name: "markers", document: sheet.document(), spec: nil)
+        default:
+            throw MarkerKitError.invalidArgument("unknown sheet '\(kind)': markers, checkerboard or charuco")
+        }
+    }
+
+    private func answer(name: String, document: SheetDocument, spec: BoardSpec?) throws -> (name: String, type: String, data: Data) {
+        if self.spec == true {
+            guard let spec else { throw MarkerKitError.invalidArgument("a marker sheet has no board spec") }
+            return ("\(name).json", "application/json", try spec.encoded())
+        }
+        return ("\(name).pdf", "application/pdf", try document.render(as: .pdf)[0])
+    }
+
+    private func dictionaryValue() throws -> MarkerDictionary {
+        guard let text = dictionary, !text.isEmpty else { return .arucoOriginal }
+        guard let name = MarkerDictionary.Name(parsing: text) else {
+            throw MarkerKitError.invalidArgument("unknown dictionary '\(text)': aruco-original, 5x5_50, 5x5_100, 5x5_250 or 5x5_1000")
+        }
+        return .named(name)
+    }
+
+    private static func length(_ text: String?, what: String) throws -> Length {
+        guard let text, !text.isEmpty else { throw MarkerKitError.invalidArgument("give the \(what) with a unit, such as 40mm") }
+        return try Length.positive(text, what: what)
+    }
+
+    private static func pair(_ text: String?, what: String) throws -> (Int, Int) {
+        let parts = (text ?? "").lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]) else {
+            throw MarkerKitError.invalidArgument("give the \(what) as COLUMNSxROWS, such as 5x7")
+        }
+        return (a, b)
+    }
+}

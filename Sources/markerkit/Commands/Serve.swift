@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import MarkerKit
+import MarkerKitServer
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Calibrate from a browser: the live camera, the capture assistant, calibrate, store and download, sheets.",
+        discussion: """
+        Serves one page (open the address it prints) that shows the camera's picture with the board or the \
+        markers drawn, the views the capture assistant keeps (as 'capture --auto'), their coverage and where \
+        a calibration from them is least sure; its buttons keep a view, calibrate, store the result and \
+        download its report and every export format; a form makes marker sheets and boards. The views go \
+        to --out with capture.json, so 'markerkit calibrate DIR --board board.json' gives the same \
+        calibration. The first browser controls the camera, later ones watch.
+
+        It listens on 127.0.0.1 unless --host says otherwise; beyond loopback every request needs the \
+        token it prints. Ctrl-C stops it within a second; the kept views stay.
+
+        Examples:
+          markerkit serve --device /dev/video0 --board board.json
+          markerkit serve --device clip.mp4 --board board.json --port 8090
+          markerkit serve --device /dev/video0 --board board.json --host 0.0.0.0
+        """
+    )
+
+    @Option(help: ArgumentHelp("A camera (/dev/video0), a video file or a folder of images.", valueName: "device")) var device = "/dev/video0"
+    @OptionGroup var camera: CameraOptions
+    @Option(help: ArgumentHelp("The board spec from 'markerkit generate checkerboard' or 'generate charuco'; without it markers are shown and views kept on request.", valueName: "board.json"))
+    var board: String?
+    @OptionGroup var dictionaryOption: DictionaryOption
+    @Option(help: ArgumentHelp("Address to listen on; anything but loopback requires the printed token.", valueName: "address")) var host = "127.0.0.1"
+    @Option(help: ArgumentHelp("Port to listen on (0: any free one).", valueName: "port")) var port = 8080
+    @Option(name: .customLong("out"), help: ArgumentHelp("Folder for the kept views and capture.json (default: views-DATE-TIME).", valueName: "dir")) var out: String?
+    @Option(help: "How many views to keep at most.") var count = 30
+    @Option(help: ArgumentHelp("Stop keeping views once a calibration from them is this sure (e.g. 0.3px), as capture --until-sigma.", valueName: "pixels"),
+            transform: PixelsArgument.parse)
+    var untilSigma: Double?
+    @Flag(help: "Replace views in --out, and stored calibrations of the same name.") var force = false
+
+    func run() throws {
+        guard (0...65535).contains(port) else { throw MarkerKitError.invalidArgument("--port \(port) is outside 0-65535") }
+        guard (1...10_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-10000") }
+        if untilSigma != nil && board == nil { throw MarkerKitError.invalidArgument("--until-sigma needs --board board.json") }
+        let target = try board.map { try BoardSpec.read(from: URL(fileURLWithPath: $0)).calibrationTarget() }
+        let views = try OutputFolder(out ?? Self.defaultFolder(), option: "--out")
+        var station = CameraStation.Configuration(device: device, directory: views.url)
+        station.options = try camera.options(color: true)
+        station.target = target
+        station.dictionary = dictionaryOption.dictionary
+        station.count = count
+        station.untilSigma = untilSigma
+        station.force = force
+        var settings = ServerSettings()
+        settings.host = host
+        settings.port = port
+        if !ServerSettings.isLoopback(host) { settings.token = ServerSettings.newToken() }
+        let server: MarkerKitServer
+        do {
+            server = try MarkerKitServer(station: try CameraStation(station), desk: CalibrationDesk(store: .default, target: target), settings: settings)
+        } catch {
+            views.removeIfCreated()
+            throw error
+        }
+        Interrupt.unblock()
+        let shown = host.contains(":") ? "[\(host)]" : host
+        let token = settings.token, folder = station.directory.relativePath
+        let what = "\(device), \(target?.summary ?? "no board")"
+        do {
+            try Blocking.wait {
+                try await server.run { port in
+                    var lines = "serving http://\(shown):\(port)/\(token.map { "?token=\($0)" } ?? "")  (\(what); views into \(folder)/; Ctrl-C stops)\n"
+                    if token != nil { lines += "listening beyond loopback: anyone who reaches this machine with the token can use the camera\n" }
+                    FileHandle.standardOutput.write(Data(lines.utf8))
+                }
+            }
+        } catch {
+            if server.station.savedViews.isEmpty { views.removeIfCreated() }
+            throw error
+        }
+        let kept = server.station.savedViews.count
+        print("stopped; \(kept) view\(kept == 1 ? "" : "s") kept in \(folder)/")
+    }
+
+    static func defaultFolder() -> String {
+        let format = DateFormatter()
+        format.dateFormat = "'views-'yyyyMMdd-HHmmss"
+        format.timeZone = TimeZone(identifier: "UTC")
+        return format.string(from: Date())
+    }
+}
