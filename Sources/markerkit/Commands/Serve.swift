@@ -36,7 +36,7 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Stop keeping views once a calibration from them is this sure (e.g. 0.3px), as capture --until-sigma.", valueName: "pixels"),
             transform: PixelsArgument.parse)
     var untilSigma: Double?
-    @Flag(help: "Replace views in --out, and stored calibrations of the same name.") var force = false
+    @Flag(help: "Replace views that exist in --out (the page replaces a stored calibration only when its replace box is ticked).") var force = false
 
     func run() throws {
         guard (0...65535).contains(port) else { throw MarkerKitError.invalidArgument("--port \(port) is outside 0-65535") }
