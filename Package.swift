@@ -91,7 +91,7 @@ let package = Package(
         .executableTarget(name: "MarkerKitFuzz", dependencies: ["MarkerKit"]),
         .testTarget(name: "MarkerKitTests", dependencies: ["MarkerKit", "MarkerKitFuzz", "BridgeStatus", "CVBridge", "MarkerKitKernels",
                                                           "CVBridgeTestReferences", .product(name: "Yams", package: "Yams")]),
-        .testTarget(name: "MarkerKitCLITests", dependencies: ["markerkit", "MarkerKit", "MarkerKitServer"]),
+        .testTarget(name: "MarkerKitCLITests", dependencies: ["markerkit", "MarkerKit"]),
     ],
     cxxLanguageStandard: .cxx17
 )
