@@ -119,6 +119,9 @@ public final class CalibrationDesk: @unchecked Sendable {
         return location.url
     }
 
+    /// The last calibration as `calibrations show` prints it, under the name it was stored as.
+    public func summaryLines() throws -> [String] { CalibrationSummary.lines(for: try currentCalibration()) }
+
     /// Every stored calibration.
     public func stored() -> [Stored] {
         store.names().map { name in

@@ -51,7 +51,7 @@ struct ServerRoutes {
             try mayAct(request)
             let body = try await decode(StoreBody.self, request)
             let url = try await Blocking.run { try desk.store(name: body.name, force: body.force ?? false) }
-            return Response.json(["stored": url.lastPathComponent])
+            return Response.json(StoreAnswer(stored: url.lastPathComponent, lines: try desk.summaryLines()))
         }
         router.get("/api/result/report.pdf") { _, _ in
             Response.bytes(try await Blocking.run { try desk.report() }, type: "application/pdf", download: "calibration-report.pdf")
@@ -75,6 +75,7 @@ struct ServerRoutes {
 
     struct CalibrateBody: Decodable { var model: String? }
     struct StoreBody: Decodable { var name: String; var force: Bool? }
+    struct StoreAnswer: Encodable { let stored: String; let lines: [String] }
 
     private func mayAct(_ request: Request) throws {
         guard lease.mayAct(request.headers[Self.clientHeader]) else {

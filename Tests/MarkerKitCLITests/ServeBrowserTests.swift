@@ -51,6 +51,7 @@ import Testing
         try browser.click("#store-form button")
         #expect(try browser.wait(20, until: "document.getElementById('action').textContent.includes('stored browser.yaml')"), "\(action())")
         #expect(try browser.wait(10, until: "document.getElementById('stored-list').textContent.includes('browser')"), "listed as stored")
+        #expect(try browser.text("#summary").hasPrefix("camera browser:"), "the summary names the stored calibration")
         let cli = try CLI.run(["calibrate", "captured", "--board", "clip.json", "--name", "cli"], in: dir)
         #expect(cli.status == 0, "\(cli.stderr)")
         func numbers(_ name: String) throws -> [String] {

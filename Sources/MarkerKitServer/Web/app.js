@@ -198,6 +198,7 @@ $("store-form").onsubmit = async (event) => {
   try {
     const stored = await (await call("/api/store", { name: $("store-name").value, force: $("store-force").checked })).json();
     say($("action"), "stored " + stored.stored);
+    $("summary").textContent = stored.lines.join("\n");
     listStored();
   } catch (e) { say($("action"), e.message, true); }
 };
