@@ -50,7 +50,9 @@ public final class CameraStation: @unchecked Sendable {
         isCamera = FrameSources.isCamera(configuration.device)
         let session = try Self.session(configuration)
         try session.checkDestination(force: configuration.force)
-        feed = FrameFeed(source: try FrameSources.open(configuration.device, options: configuration.options), isCamera: isCamera)
+        var options = configuration.options
+        options.color = true // pictures are drawn on in colour; every source gives BGR when asked
+        feed = FrameFeed(source: try FrameSources.open(configuration.device, options: options), isCamera: isCamera)
         state = StationStatus(device: configuration.device, directory: configuration.directory.path, count: configuration.count,
                               board: configuration.target?.summary, untilSigma: configuration.untilSigma)
     }
@@ -178,7 +180,6 @@ public final class CameraStation: @unchecked Sendable {
     private func publish(_ sourced: SourcedFrame, corners: [Point2]?, saving: Bool, uncertainty: CaptureAssistant.UncertaintyState?) throws {
         var frame = sourced.frame
         var markerCount: Int?
-        if frame.format != .bgr8 { frame = Self.bgr(frame) }
         if let corners {
             try annotator.drawPoints(&frame, corners, color: saving ? (0, 220, 0) : (0, 180, 255))
         } else if configuration.target == nil {
@@ -200,21 +201,6 @@ public final class CameraStation: @unchecked Sendable {
             state.markers = markerCount
             if let uncertainty { state.uncertainty = StationStatus.Uncertainty(uncertainty) }
         }
-    }
-}
-
-extension CameraStation {
-    /// A gray or BGRA picture as BGR, to draw on in colour.
-    static func bgr(_ frame: Frame) -> Frame {
-        let channels = frame.format.channels
-        var bytes = [UInt8](repeating: 0, count: frame.width * frame.height * 3)
-        for y in 0..<frame.height {
-            for x in 0..<frame.width {
-                let source = y * frame.stride + x * channels, target = (y * frame.width + x) * 3
-                for c in 0..<3 { bytes[target + c] = frame.bytes[source + (channels == 1 ? 0 : c)] }
-            }
-        }
-        return Frame(width: frame.width, height: frame.height, stride: frame.width * 3, format: .bgr8, bytes: bytes)
     }
 }
 
