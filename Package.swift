@@ -72,6 +72,7 @@ let package = Package(
             name: "MarkerKitServer",
             dependencies: ["MarkerKit",
                            .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HummingbirdCore", package: "hummingbird"),
                            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -87,8 +88,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The file parsers under libFuzzer (`make fuzz`); built plainly it replays inputs.
-        .executableTarget(name: "MarkerKitFuzz", dependencies: ["MarkerKit"]),
+        // The file parsers and the server's inputs under libFuzzer (`make fuzz`); built plainly it replays inputs.
+        .executableTarget(name: "MarkerKitFuzz", dependencies: ["MarkerKit", "MarkerKitServer"]),
         .testTarget(name: "MarkerKitTests", dependencies: ["MarkerKit", "MarkerKitFuzz", "BridgeStatus", "CVBridge", "MarkerKitKernels",
                                                           "CVBridgeTestReferences", .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "MarkerKitCLITests", dependencies: ["markerkit", "MarkerKit"]),

@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import MarkerKit
 import ServiceLifecycle
 
@@ -9,16 +11,17 @@ import ServiceLifecycle
 public struct ServerSettings: Sendable {
     public var host = "127.0.0.1"
     public var port = 8080
-    /// Required from every request when set; `markerkit serve` sets one for any host beyond loopback.
-    public var token: String?
+    /// The run's secret. The API and the live socket need it from every request, on loopback too; the
+    /// page is served with it inside (as Jupyter does), so only the page can use them. Beyond loopback the
+    /// page needs it as well (`?token=` in the address printed).
+    public var token = ServerSettings.newToken()
+    /// Host names the server answers to besides its own addresses (a reverse proxy's name).
+    public var allowedHosts: [String] = []
     /// The largest request body taken (the page sends small JSON).
     public var maxBody = 16 * 1024
+    public var limits = ConnectionLimits()
 
     public init() {}
-
-    public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
-    }
 
     /// 128 random bits as 32 hex digits.
     public static func newToken() -> String {
@@ -34,30 +37,51 @@ public struct MarkerKitServer: Sendable {
     public let station: CameraStation
     public let desk: CalibrationDesk
     public let settings: ServerSettings
+    /// The address listened on, resolved: whether the page needs the secret depends on it.
+    public let address: ListenAddress
     private let page: WebPage
 
     public init(station: CameraStation, desk: CalibrationDesk, settings: ServerSettings) throws {
         self.station = station
         self.desk = desk
         self.settings = settings
+        address = try ListenAddress(host: settings.host)
         page = try WebPage()
     }
+
+    /// Whether every request, the page's too, needs the secret (the server listens beyond loopback).
+    public var pageNeedsToken: Bool { !address.isLoopback }
 
     /// Serves until Ctrl-C or SIGTERM; `onReady` gets the port listened on (the one asked for, or the
     /// one given for port 0).
     public func run(onReady: @escaping @Sendable (Int) -> Void) async throws {
         var logger = Logger(label: "markerkit serve")
         logger.logLevel = .error
-        let routes = ServerRoutes(page: page, station: station, desk: desk, lease: ControlLease(), settings: settings)
+        let routes = ServerRoutes(page: page, station: station, desk: desk, lease: ControlLease(), settings: settings,
+                                  access: AccessGuard(token: settings.token, pageNeedsToken: pageNeedsToken,
+                                                      allowedHosts: address.allowedHostNames(extra: settings.allowedHosts),
+                                                      maxBody: settings.maxBody, openPaths: page.openPaths))
         let router = routes.router()
         let port = settings.port
-        let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
-                              configuration: ApplicationConfiguration(address: .hostname(settings.host, port: port), serverName: "markerkit"),
+        var limits = settings.limits
+        limits.total = min(limits.total, ConnectionLimits.descriptorBound())
+        let ledger = ConnectionLedger(limits: limits)
+        let channel = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: limits.idleTimeout,
+                         httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.maxHead, maxHeaderListSize: limits.maxHead, maxHeaderFieldCount: 100)),
+            ws: .init(maxFrameSize: 1 << 14, autoPing: .enabled(timePeriod: .seconds(15))))
+        let webSocketResponder = router.buildResponder()
+        let server = HTTPServerBuilder { responder in
+            GuardedChildChannel(inner: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: channel),
+                                ledger: ledger)
+        }
+        let app = Application(router: router, server: server,
+                              configuration: ApplicationConfiguration(address: .hostname(address.address, port: port), serverName: "markerkit"),
                               onServerRunning: { channel in onReady(channel.localAddress?.port ?? port) }, logger: logger)
         var configuration = ServiceGroupConfiguration(services: [app, StationService(station: station)], gracefulShutdownSignals: [.sigint, .sigterm],
                                                       logger: logger)
         configuration.maximumGracefulShutdownDuration = .milliseconds(500)
-        configuration.maximumCancellationDuration = .milliseconds(300)
+        configuration.maximumCancellationDuration = .milliseconds(1500)
         do {
             try await ServiceGroup(configuration: configuration).run()
         } catch {

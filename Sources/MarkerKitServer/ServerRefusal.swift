@@ -13,6 +13,7 @@ enum ServerRefusal: Error {
     case notFound(String)
     case busy(String)
     case tooLarge(String)
+    case unsupportedMediaType(String)
 
     var status: HTTPResponse.Status {
         switch self {
@@ -22,12 +23,14 @@ enum ServerRefusal: Error {
         case .notFound: return .notFound
         case .busy: return .conflict
         case .tooLarge: return .contentTooLarge
+        case .unsupportedMediaType: return .unsupportedMediaType
         }
     }
 
     var message: String {
         switch self {
-        case .badRequest(let m), .unauthorized(let m), .forbidden(let m), .notFound(let m), .busy(let m), .tooLarge(let m): return m
+        case .badRequest(let m), .unauthorized(let m), .forbidden(let m), .notFound(let m), .busy(let m), .tooLarge(let m),
+             .unsupportedMediaType(let m): return m
         }
     }
 
@@ -52,10 +55,19 @@ enum ServerRefusal: Error {
         }
     }
 
-    /// A JSON error response.
+    /// A JSON error response. It names no folder of the machine: the working folder and the home folder
+    /// are taken out of the message (a file in the working folder is named as the user would name it).
     static func response(for error: any Error) -> Response {
         let (status, message) = answer(for: error)
-        return Response.json(["error": message], status: status)
+        return Response.json(["error": withoutFolders(message)], status: status)
+    }
+
+    static func withoutFolders(_ message: String) -> String {
+        var text = message
+        let here = FileManager.default.currentDirectoryPath
+        if here.count > 1 { text = text.replacingOccurrences(of: here + "/", with: "").replacingOccurrences(of: here, with: ".") }
+        if let home = ProcessInfo.processInfo.environment["HOME"], home.count > 1 { text = text.replacingOccurrences(of: home, with: "~") }
+        return text
     }
 }
 
@@ -67,10 +79,19 @@ extension Response {
                         body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// `attachment` with the name as RFC 6266 gives it: an ASCII fallback (other characters as `_`) and the
+    /// UTF-8 name percent-encoded, so that a calibration named "caméra" downloads as caméra.yaml.
+    static func contentDisposition(_ name: String) -> String {
+        let fallback = String(name.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" ? Character($0) : "_" })
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let encoded = name.addingPercentEncoding(withAllowedCharacters: allowed) ?? fallback
+        return "attachment; filename=\"\(fallback)\"; filename*=UTF-8''\(encoded)"
+    }
+
     /// Bytes with a content type; with a file name, as a download.
     static func bytes(_ data: Data, type: String, download name: String? = nil) -> Response {
         var headers: HTTPFields = [.contentType: type, .cacheControl: "no-store"]
-        if let name { headers[.contentDisposition] = "attachment; filename=\"\(name)\"" }
+        if let name { headers[.contentDisposition] = contentDisposition(name) }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

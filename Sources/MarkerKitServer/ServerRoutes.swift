@@ -13,13 +13,14 @@ struct ServerRoutes {
     let desk: CalibrationDesk
     let lease: ControlLease
     let settings: ServerSettings
+    let access: AccessGuard<BasicWebSocketRequestContext>
 
     static var clientHeader: HTTPField.Name { HTTPField.Name("X-MarkerKit-Client")! }
 
     func router() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
-        router.add(middleware: AccessGuard(token: settings.token, maxBody: settings.maxBody))
-        for (path, file) in page.files {
+        router.add(middleware: access)
+        for (path, file) in page.serving(token: settings.token) {
             router.get(RouterPath(path)) { _, _ in Response.bytes(file.data, type: file.type) }
         }
         let live = LiveSocket(station: station, lease: lease)
@@ -62,7 +63,10 @@ struct ServerRoutes {
         }
         router.get("/api/calibrations") { _, _ in Response.json(desk.stored()) }
         router.get("/api/calibrations/:name/:format") { _, context in
-            let file = try desk.export(stored: try context.parameters.require("name"), format: try context.parameters.require("format"))
+            // Path parameters arrive percent-encoded: a name stored as "caméra" is asked for as "cam%C3%A9ra".
+            let name = try context.parameters.require("name")
+            guard let decoded = name.removingPercentEncoding else { throw ServerRefusal.badRequest("the name in the path is not percent-encoded UTF-8") }
+            let file = try desk.export(stored: decoded, format: try context.parameters.require("format"))
             return Response.bytes(file.data, type: "application/octet-stream", download: file.name)
         }
         router.post("/api/sheet") { request, _ in

@@ -24,6 +24,16 @@ struct SheetRequest: Decodable {
 
     /// The file to send back: its name, content type and bytes.
     func make() throws -> (name: String, type: String, data: Data) {
+        let plan = try self.plan()
+        if spec == true {
+            guard let board = plan.spec else { throw MarkerKitError.invalidArgument("a marker sheet has no board spec") }
+            return ("\(plan.name).json", "application/json", try board.encoded())
+        }
+        return ("\(plan.name).pdf", "application/pdf", try plan.document.render(as: .pdf)[0])
+    }
+
+    /// Everything `make` checks and lays out, short of drawing: the file's name, the sheet and its board spec.
+    func plan() throws -> (name: String, document: SheetDocument, spec: BoardSpec?) {
         var page = try PageSize(parsing: self.page ?? "a4")
         if landscape == true { page = page.landscape }
         let margin = Length.mm(10)
@@ -35,30 +45,22 @@ struct SheetRequest: Decodable {
                                          marker: try Self.length(marker, what: "marker"), dictionary: dictionary,
                                          firstID: firstId ?? 0, legacy: legacy ?? false)
             let sheet = try CharucoSheet(board: board, page: page, margin: margin)
-            return try answer(name: "charuco-\(columns)x\(rows)", document: sheet.document(), spec: sheet.spec())
+            return ("charuco-\(columns)x\(rows)", try sheet.document(), try sheet.spec())
         case "checkerboard":
             let (columns, rows) = try Checkerboard.parseInnerCorners(inner ?? "")
             let board = try Checkerboard(innerColumns: columns, innerRows: rows, square: try Self.length(square, what: "square"))
             let sheet = try CheckerboardSheet(board: board, page: page, margin: margin, turn: landscape)
-            return try answer(name: "checkerboard-\(columns)x\(rows)", document: sheet.document(), spec: sheet.spec())
+            return ("checkerboard-\(columns)x\(rows)", try sheet.document(), try sheet.spec())
         case "markers":
             let selection = try IDSelection(parsing: ids ?? "", dictionary: dictionary)
             let kept = selection.printable(includeAmbiguous: false).kept
             guard !kept.isEmpty else { throw MarkerKitError.invalidArgument("the IDs '\(ids ?? "")' leave no marker to print") }
             var sheet = MarkerSheet(ids: kept, side: try Self.length(size, what: "marker size"), page: page, margin: margin, gap: .mm(10))
             sheet.dictionary = dictionary
-            return try answer(name: "markers", document: sheet.document(), spec: nil)
+            return ("markers", try sheet.document(), nil)
         default:
             throw MarkerKitError.invalidArgument("unknown sheet '\(kind)': markers, checkerboard or charuco")
         }
-    }
-
-    private func answer(name: String, document: SheetDocument, spec: BoardSpec?) throws -> (name: String, type: String, data: Data) {
-        if self.spec == true {
-            guard let spec else { throw MarkerKitError.invalidArgument("a marker sheet has no board spec") }
-            return ("\(name).json", "application/json", try spec.encoded())
-        }
-        return ("\(name).pdf", "application/pdf", try document.render(as: .pdf)[0])
     }
 
     private func dictionaryValue() throws -> MarkerDictionary {

@@ -10,6 +10,21 @@ struct WebPage: Sendable {
 
     let files: [String: File]
 
+    /// Where the page's HTML takes the run's secret (`<meta name="markerkit-token" content="...">`).
+    static let tokenPlaceholder = "{{MARKERKIT_TOKEN}}"
+
+    /// The script and the style: they hold no secret, and the page loads them without one.
+    var openPaths: Set<String> { Set(files.keys.filter { $0 != "/" }) }
+
+    /// The files as served in a run: the HTML with the run's secret in it (a 32-digit hex token, nothing to escape).
+    func serving(token: String) -> [String: File] {
+        files.mapValues { file in
+            guard file.type.hasPrefix("text/html") else { return file }
+            let html = String(decoding: file.data, as: UTF8.self).replacingOccurrences(of: Self.tokenPlaceholder, with: token)
+            return File(data: Data(html.utf8), type: file.type)
+        }
+    }
+
     static let names: [(path: String, resource: String, type: String)] = [
         ("/", "index.html", "text/html; charset=utf-8"),
         ("/app.js", "app.js", "text/javascript; charset=utf-8"),

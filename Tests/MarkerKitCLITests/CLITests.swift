@@ -36,8 +36,13 @@ struct CLI {
         let process: Process
         let outFile: URL, errFile: URL
 
-        init(_ arguments: [String], in directory: URL, filePrefix: String, environment: [String: String] = [:]) throws {
+        /// `descriptorLimit`: started under `prlimit --nofile`, as a machine with few descriptors runs it.
+        init(_ arguments: [String], in directory: URL, filePrefix: String, environment: [String: String] = [:], descriptorLimit: Int? = nil) throws {
             process = CLI.process(arguments, in: directory)
+            if let descriptorLimit {
+                process.arguments = ["--nofile=\(descriptorLimit):\(descriptorLimit)", "--", CLI.binary.path] + arguments
+                process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            }
             process.environment = process.environment?.merging(environment) { $1 }
             outFile = directory.appendingPathComponent(filePrefix + "stdout.txt")
             errFile = directory.appendingPathComponent(filePrefix + "stderr.txt")

@@ -71,7 +71,7 @@ import Testing
             if link.hasSuffix(".pdf") {
                 #expect(answer.body.starts(with: Data("%PDF".utf8)))
             } else {
-                let format = String(link.split(separator: "/").last!)
+                let format = String(link.split(separator: "?").first!.split(separator: "/").last!) // links carry the run's secret
                 let file = dir.appendingPathComponent("download-\(format)")
                 try answer.body.write(to: file)
                 let back = try CLI.run(["calibrations", "import", file.path, "--name", "back-\(format)", "--format", format], in: dir)
@@ -120,7 +120,8 @@ import Testing
         #expect(try browser.text("#role").contains("watching"))
         #expect(try browser.run("return document.getElementById('keep').disabled") as? Bool == true)
         let refused = try browser.run("""
-            return fetch('/api/keep', {method: 'POST', headers: {'X-MarkerKit-Client': 'someone-else'}, body: '{}'}).then(r => r.status)
+            return fetch('/api/keep', {method: 'POST', body: '{}', headers: {'X-MarkerKit-Client': 'someone-else', 'Content-Type': 'application/json',
+                'X-MarkerKit-Token': document.querySelector('meta[name="markerkit-token"]').content}}).then(r => r.status)
             """)
         #expect(Self.number(refused) == 409)
         try browser.screenshot("serve-camera-watching")

@@ -34,7 +34,7 @@ import Testing
         }
         // Paths that stay inside but name nothing the server has: 404, never a file.
         for path in ["/etc/passwd", "/Package.swift", "/index.html.bak", "/api/views/99/thumbnail.jpg"] {
-            let answer = try HTTP.request(server.base + path)
+            let answer = try server.api(path)
             #expect(answer.status == 404, "\(path): \(answer.status) \(answer.text)")
         }
     }
@@ -69,51 +69,51 @@ import Testing
         let server = try Self.serve(in: dir)
         let store = dir.appendingPathComponent("Calibrations")
         let big = Data(("{\"kind\": \"" + String(repeating: "x", count: 100_000) + "\"}").utf8)
-        #expect(try HTTP.request(server.base + "/api/sheet", method: "POST", body: big).status == 413)
-        #expect(try HTTP.request(server.base + "/api/sheet", method: "POST", body: big, headers: ["Transfer-Encoding": "chunked"]).status == 413)
-        #expect(try HTTP.request(server.base + "/api/calibrate", method: "POST", body: Data("not json".utf8)).status == 400)
+        #expect(try server.api("/api/sheet", method: "POST", body: big).status == 413)
+        #expect(try server.api("/api/sheet", method: "POST", body: big, headers: ["Transfer-Encoding": "chunked"]).status == 413)
+        #expect(try server.api("/api/calibrate", method: "POST", body: Data("not json".utf8)).status == 400)
 
         // Views come from the clip; then a calibration to store.
         var views = 0
         let deadline = Date().addingTimeInterval(60)
         while views < 6 && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.2)
-            let status = try JSONSerialization.jsonObject(with: try HTTP.request(server.base + "/api/status").body) as? [String: Any]
+            let status = try JSONSerialization.jsonObject(with: try server.api("/api/status").body) as? [String: Any]
             views = status?["views"] as? Int ?? 0
             if status?["phase"] as? String == "ended" { break }
         }
-        let calibrated = try HTTP.request(server.base + "/api/calibrate", method: "POST", body: HTTP.json(["model": "opencv5"]))
+        let calibrated = try server.api("/api/calibrate", method: "POST", body: HTTP.json(["model": "opencv5"]))
         #expect(calibrated.status == 200, "\(calibrated.text)")
-        #expect(try HTTP.request(server.base + "/api/calibrate", method: "POST", body: HTTP.json(["model": "opencv9"])).status == 422)
+        #expect(try server.api("/api/calibrate", method: "POST", body: HTTP.json(["model": "opencv9"])).status == 422)
         for name in ["../evil", ".hidden", "a/b", "", String(repeating: "n", count: 101), "x\\y", "name with space"] {
-            let answer = try HTTP.request(server.base + "/api/store", method: "POST", body: HTTP.json(["name": name]))
+            let answer = try server.api("/api/store", method: "POST", body: HTTP.json(["name": name]))
             #expect(answer.status == 422, "'\(name)': \(answer.status) \(answer.text)")
             #expect(answer.text.contains("calibration name"), "\(answer.text)")
         }
         let storedFiles = FileManager.default.fileExists(atPath: store.path) ? try files(in: store) : []
         #expect(storedFiles.isEmpty, "nothing stored")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("evil.yaml").path))
-        #expect(try HTTP.request(server.base + "/api/store", method: "POST", body: HTTP.json(["name": "cam"])).status == 200)
+        #expect(try server.api("/api/store", method: "POST", body: HTTP.json(["name": "cam"])).status == 200)
         let first = try Data(contentsOf: store.appendingPathComponent("cam.yaml"))
-        let again = try HTTP.request(server.base + "/api/store", method: "POST", body: HTTP.json(["name": "cam"]))
+        let again = try server.api("/api/store", method: "POST", body: HTTP.json(["name": "cam"]))
         #expect(again.status == 409 && again.text.contains("exists"), "\(again.text)")
         #expect(try Data(contentsOf: store.appendingPathComponent("cam.yaml")) == first)
-        #expect(try HTTP.request(server.base + "/api/store", method: "POST", body: HTTP.json(["name": "cam", "force": true])).status == 200)
+        #expect(try server.api("/api/store", method: "POST", body: HTTP.json(["name": "cam", "force": true])).status == 200)
         for format in ["colmap", "..%2fx", "pdf"] {
-            let answer = try HTTP.request(server.base + "/api/calibrations/cam/\(format)")
+            let answer = try server.api("/api/calibrations/cam/\(format)")
             #expect(answer.status == (format == "colmap" ? 200 : format == "pdf" ? 422 : 400), "\(format): \(answer.status)")
         }
-        #expect(try HTTP.request(server.base + "/api/calibrations/nothere/json").status == 404)
+        #expect(try server.api("/api/calibrations/nothere/json").status == 404)
 
         for (body, words) in [(["kind": "charuco", "squares": "5x7", "square": "40", "marker": "30mm"], "unit"),
                               (["kind": "charuco", "squares": "5x7", "square": "40mm", "marker": "50mm"], "smaller than the square"),
                               (["kind": "markers", "ids": "0-5000", "size": "40mm"], "5000"),
                               (["kind": "checkerboard", "inner": "9x6", "square": "90mm", "page": "a5"], "fit"),
                               (["kind": "poster"], "unknown sheet")] {
-            let answer = try HTTP.request(server.base + "/api/sheet", method: "POST", body: HTTP.json(body))
+            let answer = try server.api("/api/sheet", method: "POST", body: HTTP.json(body))
             #expect(answer.status == 422 && answer.text.contains(words), "\(body): \(answer.status) \(answer.text)")
         }
-        let sheet = try HTTP.request(server.base + "/api/sheet", method: "POST", body: HTTP.json(["kind": "charuco", "squares": "5x7", "square": "30mm", "marker": "20mm"]))
+        let sheet = try server.api("/api/sheet", method: "POST", body: HTTP.json(["kind": "charuco", "squares": "5x7", "square": "30mm", "marker": "20mm"]))
         #expect(sheet.status == 200 && sheet.body.starts(with: Data("%PDF".utf8)))
 
         // Ctrl-C: out within a second, the views and their log whole.

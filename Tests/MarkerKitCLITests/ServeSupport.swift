@@ -8,9 +8,10 @@ final class RunningServer {
     let base: String
     let token: String?
 
-    init(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws {
+    init(_ arguments: [String], in directory: URL, environment: [String: String] = [:], descriptorLimit: Int? = nil) throws {
         self.directory = directory
-        started = try CLI.Started(["serve", "--port", "0"] + arguments, in: directory, filePrefix: "serve-", environment: environment)
+        started = try CLI.Started(["serve", "--port", "0"] + arguments, in: directory, filePrefix: "serve-", environment: environment,
+                                  descriptorLimit: descriptorLimit)
         let deadline = Date().addingTimeInterval(30)
         var line: Substring?
         while line == nil && Date() < deadline && started.process.isRunning {
@@ -28,6 +29,14 @@ final class RunningServer {
     }
 
     var pid: Int32 { started.process.processIdentifier }
+
+    /// A request as the page makes it: with the run's secret in its header.
+    func api(_ path: String, method: String = "GET", body: Data? = nil, headers: [String: String] = [:],
+             contentType: String? = "application/json", extra: [String] = []) throws -> HTTP.Answer {
+        var headers = headers
+        if let token, headers["X-MarkerKit-Token"] == nil { headers["X-MarkerKit-Token"] = token }
+        return try HTTP.request(base + path, method: method, body: body, headers: headers, contentType: contentType, extra: extra)
+    }
 
     /// Ctrl-C; how long it took to exit, its status and output.
     func interrupt() throws -> (seconds: Double, status: Int32, stdout: String, stderr: String) {
@@ -69,27 +78,39 @@ enum HTTP {
     struct Answer {
         let status: Int
         let body: Data
+        /// Response headers, names in lower case (the last answer's, after any 1xx).
+        var headers: [String: String] = [:]
         var text: String { String(decoding: body, as: UTF8.self) }
     }
 
     static func request(_ url: String, method: String = "GET", body: Data? = nil, headers: [String: String] = [:],
-                        extra: [String] = []) throws -> Answer {
+                        contentType: String? = "application/json", extra: [String] = []) throws -> Answer {
         let dir = FileManager.default.temporaryDirectory
         let out = dir.appendingPathComponent("curl-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }
-        var arguments = ["-s", "--path-as-is", "-o", out.path, "-w", "%{http_code}", "-X", method, "--max-time", "60"] + extra
+        let headerFile = dir.appendingPathComponent("curl-headers-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: headerFile) }
+        var arguments = ["-s", "--path-as-is", "-o", out.path, "-D", headerFile.path, "-w", "%{http_code}", "-X", method, "--max-time", "60"] + extra
         for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
         var bodyFile: URL?
         if let body {
             let file = dir.appendingPathComponent("curl-body-\(UUID().uuidString)")
             try body.write(to: file)
             bodyFile = file
-            arguments += ["--data-binary", "@\(file.path)", "-H", "Content-Type: application/json"]
+            arguments += ["--data-binary", "@\(file.path)"]
+            if let contentType { arguments += ["-H", "Content-Type: \(contentType)"] }
         }
         defer { if let bodyFile { try? FileManager.default.removeItem(at: bodyFile) } }
         let result = try CLI.run(arguments + [url], in: dir, executable: "/usr/bin/curl")
         guard let status = Int(result.stdout) else { throw ServeFailure("curl \(url): \(result.stderr)") }
-        return Answer(status: status, body: (try? Data(contentsOf: out)) ?? Data())
+        var fields: [String: String] = [:]
+        let head = String(decoding: (try? Data(contentsOf: headerFile)) ?? Data(), as: UTF8.self)
+        for line in head.components(separatedBy: "\r\n") {
+            if line.hasPrefix("HTTP/") { fields = [:]; continue }
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Answer(status: status, body: (try? Data(contentsOf: out)) ?? Data(), headers: fields)
     }
 
     static func json(_ value: [String: Any]) -> Data { try! JSONSerialization.data(withJSONObject: value) }
@@ -100,6 +121,7 @@ final class Browser {
     private let driver: Process
     private let endpoint: String
     private let session: String
+    var sessionURL: String { session }
 
     init() throws {
         let port = Self.freePort()
@@ -202,4 +224,74 @@ final class Browser {
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         return Int(UInt16(bigEndian: address.sin_port))
     }
+}
+
+/// A TCP connection written byte for byte, as an attacker's tool writes it: malformed heads, heads that
+/// never end, connections that say nothing. It may come from another loopback address (127.0.0.2 ...),
+/// which the server counts as another client.
+final class RawConnection {
+    let fd: Int32
+
+    init(port: Int, from source: String? = nil) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ServeFailure("socket: \(String(cString: strerror(errno)))") }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            guard bound == 0 else { close(fd); throw ServeFailure("bind \(source): \(String(cString: strerror(errno)))") }
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard connected == 0 else { close(fd); throw ServeFailure("connect: \(String(cString: strerror(errno)))") }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// What the server sends until it closes the connection or `seconds` pass, and whether it closed.
+    func readUntilClosed(seconds: Double) -> (text: String, closed: Bool, after: Double) {
+        let start = Date()
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date().timeIntervalSince(start) < seconds {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let left = seconds - Date().timeIntervalSince(start)
+            guard poll(&poller, 1, Int32(max(1, min(left, 0.5) * 1000))) > 0 else { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { return (String(decoding: data, as: UTF8.self), true, Date().timeIntervalSince(start)) }
+            data.append(contentsOf: buffer[0..<n])
+        }
+        return (String(decoding: data, as: UTF8.self), false, Date().timeIntervalSince(start))
+    }
+
+    /// The status of the first answer read within `seconds`, or nil.
+    func status(within seconds: Double) -> Int? {
+        let start = Date()
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date().timeIntervalSince(start) < seconds {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 200) > 0 else { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            data.append(contentsOf: buffer[0..<n])
+            let text = String(decoding: data, as: UTF8.self)
+            if text.contains("\r\n"), let code = text.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) { return code }
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        return text.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+    }
+}
+
+extension RunningServer {
+    var port: Int { Int(base.split(separator: ":").last ?? "") ?? 0 }
 }

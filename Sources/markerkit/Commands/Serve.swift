@@ -14,8 +14,11 @@ struct Serve: ParsableCommand {
         to --out with capture.json, so 'markerkit calibrate DIR --board board.json' gives the same \
         calibration. The first browser controls the camera, later ones watch.
 
-        It listens on 127.0.0.1 unless --host says otherwise; beyond loopback every request needs the \
-        token it prints. Ctrl-C stops it within a second; the kept views stay.
+        It listens on 127.0.0.1 unless --host says otherwise (loopback is judged on the address the host \
+        resolves to). Only its own page can use it: the page carries a secret made for the run, which the \
+        API and the live picture require (the address printed carries it too, for scripts); requests from \
+        other web pages (another Origin), under another host name (DNS rebinding) or in a frame are refused. \
+        Beyond loopback the page itself needs the secret. Ctrl-C stops it within a second; the kept views stay.
 
         Examples:
           markerkit serve --device /dev/video0 --board board.json
@@ -29,8 +32,10 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("The board spec from 'markerkit generate checkerboard' or 'generate charuco'; without it markers are shown and views kept on request.", valueName: "board.json"))
     var board: String?
     @OptionGroup var dictionaryOption: DictionaryOption
-    @Option(help: ArgumentHelp("Address to listen on; anything but loopback requires the printed token.", valueName: "address")) var host = "127.0.0.1"
+    @Option(help: ArgumentHelp("Address or host name to listen on; anything that does not resolve to loopback requires the printed token for the page too.", valueName: "address")) var host = "127.0.0.1"
     @Option(help: ArgumentHelp("Port to listen on (0: any free one).", valueName: "port")) var port = 8080
+    @Option(name: .customLong("allow-host"), help: ArgumentHelp("Also answer to this host name (a reverse proxy's); repeatable. The server's own addresses and localhost are always allowed.", valueName: "name"))
+    var allowHosts: [String] = []
     @Option(name: .customLong("out"), help: ArgumentHelp("Folder for the kept views and capture.json (default: views-DATE-TIME).", valueName: "dir")) var out: String?
     @Option(help: "How many views to keep at most.") var count = 30
     @Option(help: ArgumentHelp("Stop keeping views once a calibration from them is this sure (e.g. 0.3px), as capture --until-sigma.", valueName: "pixels"),
@@ -54,7 +59,8 @@ struct Serve: ParsableCommand {
         var settings = ServerSettings()
         settings.host = host
         settings.port = port
-        if !ServerSettings.isLoopback(host) { settings.token = ServerSettings.newToken() }
+        for name in allowHosts { try ListenAddress.checkAllowedHost(name) }
+        settings.allowedHosts = allowHosts
         let server: MarkerKitServer
         do {
             server = try MarkerKitServer(station: try CameraStation(station), desk: CalibrationDesk(store: .default, target: target), settings: settings)
@@ -64,13 +70,13 @@ struct Serve: ParsableCommand {
         }
         Interrupt.unblock()
         let shown = host.contains(":") ? "[\(host)]" : host
-        let token = settings.token, folder = station.directory.relativePath
+        let token = settings.token, open = !server.pageNeedsToken, folder = station.directory.relativePath
         let what = "\(device), \(target?.summary ?? "no board")"
         do {
             try Blocking.wait {
                 try await server.run { port in
-                    var lines = "serving http://\(shown):\(port)/\(token.map { "?token=\($0)" } ?? "")  (\(what); views into \(folder)/; Ctrl-C stops)\n"
-                    if token != nil { lines += "listening beyond loopback: anyone who reaches this machine with the token can use the camera\n" }
+                    var lines = "serving http://\(shown):\(port)/?token=\(token)  (\(what); views into \(folder)/; Ctrl-C stops)\n"
+                    if !open { lines += "listening beyond loopback: anyone who reaches this machine with the token can use the camera\n" }
                     FileHandle.standardOutput.write(Data(lines.utf8))
                 }
             }
