@@ -194,6 +194,11 @@ import Testing
         } catch let error as MarkerKitError {
             #expect(error.exitCode == 64 && error.description.contains("U+200D") && error.description.contains("web\\u{200D}cam"), "\(error)")
         }
+        do {
+            _ = try CalibrationStore.normalized(name: String(repeating: "\u{301}", count: 300))
+        } catch let error as MarkerKitError {
+            #expect(error.exitCode == 64 && error.description.count < 400 && error.description.contains("600 bytes"), "\(error)")
+        }
         // The limit is in bytes of UTF-8: 100 fit, 101 do not, however many characters they are.
         #expect(try CalibrationStore.normalized(name: String(repeating: "a", count: 100)).utf8.count == 100)
         #expect(try CalibrationStore.normalized(name: String(repeating: "\u{E9}", count: 50)).utf8.count == 100)

@@ -79,19 +79,18 @@ public struct CalibrationStore: Sendable {
     /// Checks a calibration name by the rule of `normalized(name:)`.
     public static func validate(name: String) throws { _ = try normalized(name: name) }
 
-    /// A name as an error message shows it: invisible characters as \u{...}, and at most 40 characters.
+    /// A name as an error message shows it: invisible characters and combining marks as \u{...}, and at
+    /// most 40 code points (300 combining marks make one character, and would make a long line).
     static func shown(name: String) -> String {
         var text = ""
-        for (i, character) in name.enumerated() {
+        for (i, scalar) in name.unicodeScalars.enumerated() {
             if i == 40 { text += "…"; break }
-            for scalar in character.unicodeScalars {
-                let category = scalar.properties.generalCategory
-                if scalar.properties.isDefaultIgnorableCodePoint || [.format, .control, .lineSeparator, .paragraphSeparator, .privateUse,
-                                                                     .surrogate, .unassigned, .nonspacingMark, .enclosingMark].contains(category) {
-                    text += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-                } else {
-                    text.unicodeScalars.append(scalar)
-                }
+            let category = scalar.properties.generalCategory
+            if scalar.properties.isDefaultIgnorableCodePoint || [.format, .control, .lineSeparator, .paragraphSeparator, .privateUse,
+                                                                 .surrogate, .unassigned, .nonspacingMark, .enclosingMark].contains(category) {
+                text += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                text.unicodeScalars.append(scalar)
             }
         }
         return text
