@@ -109,7 +109,7 @@ public final class CalibrationDesk: @unchecked Sendable {
 
     /// Stores the last calibration under `name` (checked as the CLI checks it); an existing one only with `force`.
     public func store(name: String, force: Bool) throws -> URL {
-        try CalibrationStore.validate(name: name)
+        let name = try CalibrationStore.normalized(name: name)
         var calibration = try currentCalibration()
         calibration.name = name
         let location = try CalibrationLocation(name: name, in: store)
@@ -126,7 +126,7 @@ public final class CalibrationDesk: @unchecked Sendable {
     public func stored() -> [Stored] {
         store.names().map { name in
             do {
-                let c = try store.resolve(name)
+                let c = try store.resolve(name) // a listed name is a bare name: found in the store only
                 return Stored(name: name, model: c.model.rawValue, width: c.imageWidth, height: c.imageHeight, fx: c.fx, fy: c.fy,
                               rms: c.provenance?.rms, views: c.provenance?.views, problem: nil)
             } catch {
@@ -136,10 +136,11 @@ public final class CalibrationDesk: @unchecked Sendable {
     }
 
     /// A stored calibration in a format, with its file name.
+    /// The name is taken as the store takes it (NFC), and only ever from the store: never a file elsewhere.
     public func export(stored name: String, format formatName: String) throws -> (name: String, data: Data) {
-        try CalibrationStore.validate(name: name)
-        guard store.storedFile(for: name) != nil else { throw ServerRefusal.notFound("no calibration named '\(name)' in the store") }
+        let name = try CalibrationStore.normalized(name: name)
+        guard let file = store.storedFile(for: name) else { throw ServerRefusal.notFound("no calibration named '\(name)' in the store") }
         let format = try CalibrationFormat(name: formatName)
-        return ("\(name).\(format.rawValue).\(format.fileExtension)", try format.encode(try store.resolve(name)))
+        return ("\(name).\(format.rawValue).\(format.fileExtension)", try format.encode(try CameraCalibration.read(from: file, shown: store.shown(file))))
     }
 }

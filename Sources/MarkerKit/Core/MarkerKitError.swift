@@ -45,12 +45,13 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
 }
 
 extension MarkerKitError {
-    /// The bytes of an input file, or the one-line error that names it (`what`: "calibration", "board spec").
-    public static func contents(of url: URL, what: String) throws -> Data {
+    /// The bytes of an input file, or the one-line error that names it (`what`: "calibration", "board spec")
+    /// as `shown` (default: as given, `url.relativePath`).
+    public static func contents(of url: URL, what: String, shown: String? = nil) throws -> Data {
         do {
             return try Data(contentsOf: url)
         } catch {
-            throw MarkerKitError.missingInput("cannot read \(what) '\(url.path)': no such file or not readable")
+            throw MarkerKitError.missingInput("cannot read \(what) '\(shown ?? url.relativePath)': no such file or not readable")
         }
     }
 }

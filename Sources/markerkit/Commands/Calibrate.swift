@@ -65,8 +65,7 @@ struct Calibrate: ParsableCommand {
         let jobCount = try jobs.count()
         let inputs = try CalibrationJob.Inputs.from(paths: self.inputs)
         let target = try BoardOptions.target(board: board, inner: inner, square: square, log: inputs.log)
-        let name = name ?? "camera"
-        try CalibrationStore.validate(name: name)
+        let name = try naming("--name: ") { try CalibrationStore.normalized(name: self.name ?? "camera") }
         let location = try output.map(Self.file) ?? CalibrationLocation(name: name)
         try location.checkDestination(force: force)
         let reportTarget = try reportDestination(report, force: force)

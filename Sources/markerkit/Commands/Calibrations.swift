@@ -9,7 +9,9 @@ struct Calibrations: ParsableCommand {
         Formats: opencv-yaml, opencv-xml (cv::FileStorage), ros (camera_info YAML), kalibr (camchain \
         cam0), colmap (cameras.txt), mrcal (.cameramodel), json. A format that cannot express a calibration \
         (Kalibr without k3, mrcal without fisheye) says so instead of dropping terms. The store is \
-        Calibrations/ in the working directory, or $MARKERKIT_CALIBRATIONS.
+        Calibrations/ in the working directory, or $MARKERKIT_CALIBRATIONS. A bare NAME is looked up in the \
+        store only; an argument with a / or a calibration file's extension (./webcam, cam.yaml) is a file. \
+        Names: letters, digits, - _ . (any script, taken in Unicode NFC), at most 100 bytes, nothing invisible.
 
         Examples:
           markerkit calibrations list
@@ -76,7 +78,7 @@ struct Calibrations: ParsableCommand {
         @Option(help: ArgumentHelp("The file's format (default: recognised from its extension and content).", valueName: "format")) var format: CalibrationFormat?
         @Flag(help: "Replace an existing calibration of that name.") var force = false
         func run() throws {
-            try CalibrationStore.validate(name: name)
+            let name = try naming("--name: ") { try CalibrationStore.normalized(name: self.name) }
             let chosen = format
             var c = try CameraCalibration.read(from: URL(fileURLWithPath: file), format: chosen)
             c.name = name

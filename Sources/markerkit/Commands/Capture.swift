@@ -44,7 +44,7 @@ struct Capture: ParsableCommand {
         guard (1...10_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-10000") }
         if auto && board == nil { throw MarkerKitError.invalidArgument("--auto needs --board board.json") }
         if untilSigma != nil && !auto { throw MarkerKitError.invalidArgument("--until-sigma goes with --auto") }
-        let location = try calibrate.map { try CalibrationLocation(name: $0) }
+        let location = try calibrate.map { name in try naming("--calibrate: ") { try CalibrationLocation(name: name) } }
         if calibrate != nil && board == nil { throw MarkerKitError.invalidArgument("--calibrate needs --board board.json") }
         let target = try board.map { try BoardSpec.read(from: URL(fileURLWithPath: $0)).calibrationTarget() }
         try location?.checkDestination(force: force)
@@ -85,7 +85,7 @@ struct Capture: ParsableCommand {
         print("saved \(saved) frame\(saved == 1 ? "" : "s") in \(directory.relativePath)/ with capture.json (\(feed.processed) frames seen, \(feed.dropped) dropped)\(Interrupt.requested ? ", stopped by Ctrl-C" : "")")
         if let u = outcome.uncertainty { print(CaptureStatus.uncertaintyLine(u, target: untilSigma)) }
         if let calibrate, let target, let location {
-            let result = try CalibrationJob(target: target, images: outcome.saved, name: calibrate).run()
+            let result = try CalibrationJob(target: target, images: outcome.saved, name: location.name ?? calibrate).run()
             for line in CalibrationSummary.lines(for: result.calibration) { print(line) }
             try location.write(result.calibration, force: force)
             print("stored \(location.url.relativePath)")
