@@ -38,19 +38,18 @@ import Testing
         let deadline = Date().addingTimeInterval(60)
         while views < 6 && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.2)
-            let status = try JSONSerialization.jsonObject(with: try HTTP.request(server.base + "/api/status").body) as? [String: Any]
+            let status = try JSONSerialization.jsonObject(with: try server.api("/api/status").body) as? [String: Any]
             views = status?["views"] as? Int ?? 0
             if status?["phase"] as? String == "ended" { break }
         }
-        let calibrated = try HTTP.request(server.base + "/api/calibrate", method: "POST", body: HTTP.json(["model": "opencv5"]))
+        let calibrated = try server.api("/api/calibrate", method: "POST", body: HTTP.json(["model": "opencv5"]))
         try #require(calibrated.status == 200, "\(calibrated.text)")
 
-        let base = server.base
-        let forced = Self.together(20) { try HTTP.request(base + "/api/store", method: "POST", body: HTTP.json(["name": "webcam", "force": true])) }
+        let forced = Self.together(20) { try server.api("/api/store", method: "POST", body: HTTP.json(["name": "webcam", "force": true])) }
         #expect(forced.map { $0?.status } == Array(repeating: 200, count: 20), "\(forced.map { "\($0?.status ?? 0) \($0?.text ?? "")" })")
         #expect(try String(contentsOf: store.appendingPathComponent("webcam.yaml"), encoding: .utf8).contains("camera_matrix"))
 
-        let unforced = Self.together(20) { try HTTP.request(base + "/api/store", method: "POST", body: HTTP.json(["name": "other"])) }
+        let unforced = Self.together(20) { try server.api("/api/store", method: "POST", body: HTTP.json(["name": "other"])) }
         let statuses = unforced.map { $0?.status ?? 0 }
         #expect(statuses.filter { $0 == 200 }.count == 1 && statuses.filter { $0 == 409 }.count == 19, "\(statuses)")
         for answer in unforced.compactMap({ $0 }) where answer.status != 200 {
@@ -59,13 +58,13 @@ import Testing
         #expect(try files(in: store) == ["other.yaml", "webcam.yaml"], "no temporary file left")
 
         // NFD and NFC are one name; invisible and overlong names are refused without a path.
-        #expect(try HTTP.request(base + "/api/store", method: "POST", body: HTTP.json(["name": "came\u{301}ra"])).status == 200)
-        let nfc = try HTTP.request(base + "/api/store", method: "POST", body: HTTP.json(["name": "cam\u{E9}ra"]))
+        #expect(try server.api("/api/store", method: "POST", body: HTTP.json(["name": "came\u{301}ra"])).status == 200)
+        let nfc = try server.api("/api/store", method: "POST", body: HTTP.json(["name": "cam\u{E9}ra"]))
         #expect(nfc.status == 409, "\(nfc.text)")
-        let listed = try JSONSerialization.jsonObject(with: try HTTP.request(base + "/api/calibrations").body) as? [[String: Any]]
+        let listed = try JSONSerialization.jsonObject(with: try server.api("/api/calibrations").body) as? [[String: Any]]
         #expect(listed?.compactMap { $0["name"] as? String }.map { Array($0.utf8) } == [Array("cam\u{E9}ra".utf8), Array("other".utf8), Array("webcam".utf8)])
         for name in ["web\u{200D}cam", String(repeating: "\u{301}", count: 300), String(repeating: "n", count: 101)] {
-            let answer = try HTTP.request(base + "/api/store", method: "POST", body: HTTP.json(["name": name]))
+            let answer = try server.api("/api/store", method: "POST", body: HTTP.json(["name": name]))
             #expect(answer.status == 422 && answer.text.contains("calibration name") && !answer.text.contains(dir.path), "\(answer.status) \(answer.text)")
         }
     }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `markerkit serve` started as a user starts it (port 0: any free port), found by the address it prints.
-final class RunningServer {
+final class RunningServer: @unchecked Sendable { // set once in init; read from the threads of a test
     let started: CLI.Started
     let directory: URL
     let base: String
