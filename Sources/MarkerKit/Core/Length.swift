@@ -42,12 +42,13 @@ public struct Length: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// "40 mm", "12.5 mm": millimetres with at most three decimals.
     public var description: String { "\(Length.format(millimetres)) mm" }
 
-    /// Any Double, never a trap: whole numbers beyond Int's range are written with `%.0f`, and nan/inf as such.
+    /// Any Double, never a trap: whole numbers from 1e18 on are written as Swift writes them (1e+35), nan and
+    /// inf as such.
     static func format(_ v: Double) -> String {
         guard v.isFinite else { return "\(v)" }
         let rounded = abs(v) < 1e12 ? (v * 1000).rounded() / 1000 : v.rounded()
         if rounded == rounded.rounded() {
-            return abs(rounded) < 1e18 ? String(Int(rounded)) : String(format: "%.0f", rounded)
+            return abs(rounded) < 1e18 ? String(Int(rounded)) : "\(rounded)" // 1e+35
         }
         var s = String(format: "%.3f", rounded)
         while s.hasSuffix("0") { s.removeLast() }
@@ -104,9 +105,14 @@ public struct Length: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     static func subject(_ text: String, _ what: String) -> String { what.isEmpty ? "it" : "\(what) '\(text)'" }
 
-    /// Splits "12.5mm" into ("12.5", "mm").
+    /// Splits "12.5mm" into ("12.5", "mm"), and "1e3mm" into ("1e3", "mm") (no unit begins with e).
     static func split(_ s: String) -> (String, String) {
-        let number = s.prefix { "0123456789.+-".contains($0) }
-        return (String(number), s.dropFirst(number.count).trimmingCharacters(in: .whitespaces))
+        var number = String(s.prefix { "0123456789.+-".contains($0) })
+        let rest = s.dropFirst(number.count)
+        if let e = rest.first, e == "e" || e == "E" {
+            let exponent = rest.dropFirst().prefix { "0123456789+-".contains($0) }
+            if exponent.contains(where: \.isNumber) { number += String(rest.prefix(1 + exponent.count)) }
+        }
+        return (number, s.dropFirst(number.count).trimmingCharacters(in: .whitespaces))
     }
 }
