@@ -41,7 +41,8 @@ struct Capture: ParsableCommand {
         if list { return print(V4L2Device.listing()) }
         guard let device else { throw MarkerKitError.invalidArgument("give --device (a camera, video file or image folder), or --list") }
         guard let out else { throw MarkerKitError.invalidArgument("give --out DIR for the saved frames") }
-        guard (1...10_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-10000") }
+        try InputRange.check(count, in: CaptureSession.counts, "--count")
+        if let every { try InputRange.check(every, in: CaptureSession.intervals, "--every") }
         if auto && board == nil { throw MarkerKitError.invalidArgument("--auto needs --board board.json") }
         if untilSigma != nil && !auto { throw MarkerKitError.invalidArgument("--until-sigma goes with --auto") }
         let location = try calibrate.map { try CalibrationLocation(name: $0) }

@@ -39,8 +39,9 @@ struct Serve: ParsableCommand {
     @Flag(help: "Replace views that exist in --out (the page replaces a stored calibration only when its replace box is ticked).") var force = false
 
     func run() throws {
-        guard (0...65535).contains(port) else { throw MarkerKitError.invalidArgument("--port \(port) is outside 0-65535") }
-        guard (1...10_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-10000") }
+        try InputRange.check(port, in: 0...65535, "--port")
+        try Self.checkAddress(host)
+        try InputRange.check(count, in: CaptureSession.counts, "--count")
         if untilSigma != nil && board == nil { throw MarkerKitError.invalidArgument("--until-sigma needs --board board.json") }
         let target = try board.map { try BoardSpec.read(from: URL(fileURLWithPath: $0)).calibrationTarget() }
         let views = try OutputFolder(out ?? Self.defaultFolder(), option: "--out")
@@ -80,6 +81,20 @@ struct Serve: ParsableCommand {
         }
         let kept = server.station.savedViews.count
         print("stopped; \(kept) view\(kept == 1 ? "" : "s") kept in \(folder)/")
+    }
+
+    /// Refuses an address this machine cannot listen on by name ('-1', 'nan'), before the camera and the
+    /// server start: a server that failed to bind stopped with a trap when its camera did not stop in time.
+    static func checkAddress(_ host: String) throws {
+        var hints = addrinfo()
+        hints.ai_flags = AI_PASSIVE
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &found)
+        if let found { freeaddrinfo(found) }
+        guard status == 0, !host.isEmpty else {
+            throw MarkerKitError.invalidArgument("--host '\(host)' is not an address to listen on (such as 127.0.0.1, 0.0.0.0 or ::1)")
+        }
     }
 
     static func defaultFolder() -> String {

@@ -17,7 +17,7 @@ struct CameraOptions: ParsableArguments {
     func options(color: Bool) throws -> FrameSources.Options {
         var options = FrameSources.Options()
         options.size = size.map { ($0.width, $0.height) }
-        if let fps { guard fps.isFinite, fps > 0, fps <= 1000 else { throw MarkerKitError.invalidArgument("--fps \(fps) is outside 0-1000") }; options.fps = fps }
+        if let fps { options.fps = try InputRange.check(fps, in: FrameSources.Options.frameRates, "--fps") }
         options.format = format.cameraFormat
         options.color = color
         return options
