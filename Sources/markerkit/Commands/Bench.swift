@@ -59,16 +59,14 @@ struct Bench: ParsableCommand {
         benchmark.stagesForEveryCase = stages
         benchmark.dictionary = dictionaryOption.dictionary
         if let repeats {
-            guard repeats >= 1 else { throw ValidationError("--repeats must be at least 1") }
-            benchmark.repeatsOverride = repeats
+            benchmark.repeatsOverride = try InputRange.check(repeats, in: RenderLimits.benchmarkRepeats, "--repeats")
         }
         if let sizes {
-            benchmark.onlySizes = try sizes.split(separator: ",").map { text in
-                let parts = text.split(separator: "x").compactMap { Int($0) }
-                guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
-                    throw ValidationError("--sizes: '\(text)' is not WIDTHxHEIGHT")
+            benchmark.onlySizes = try naming("--sizes: ") {
+                try sizes.split(separator: ",").map { text in
+                    let size = try ImageSize.parse(String(text))
+                    return (size.width, size.height)
                 }
-                return (parts[0], parts[1])
             }
         }
         var report = try benchmark.run(video: videoURL) { status("bench: \($0)") }

@@ -59,10 +59,10 @@ struct Render: ParsableCommand {
             guard !profileOption.isPhone else { throw MarkerKitError.invalidArgument("--clip renders a calibration board: --profile phone does not apply") }
             return try renderClip(views: clip, charuco: board.map(BoardOptions.renderedCharuco))
         }
-        guard (1...100_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-100000") }
-        guard (0...1_000_000).contains(start) else { throw MarkerKitError.invalidArgument("--start \(start) is outside 0-1000000") }
+        try InputRange.check(count, in: RenderLimits.renderCount, "--count")
+        try InputRange.check(start, in: RenderLimits.start, "--start")
         try checkDegradations(noise: noise ?? 0, blur: blur ?? 0)
-        if let jpeg, !(1...100).contains(jpeg) { throw MarkerKitError.invalidArgument("--jpeg \(jpeg) is outside 1-100") }
+        if let jpeg { try InputRange.check(jpeg, in: RenderLimits.jpegQuality, "--jpeg") }
         try profileOption.check(size: size, calibration: calibration)
         if board != nil, profileOption.isPhone { throw MarkerKitError.invalidArgument("--board renders a ChArUco board: --profile phone does not apply") }
         let camera = profileOption.isPhone ? nil : try replacingK1(k1, of: renderCamera(calibration: calibration, size: size ?? .webcam))

@@ -43,7 +43,7 @@ struct VerifyBoard: ParsableCommand {
     @OptionGroup var forceOption: ForceOption
 
     func run() throws {
-        guard (1...10_000).contains(renders) else { throw MarkerKitError.invalidArgument("--renders \(renders) is outside 1-10000") }
+        try InputRange.check(renders, in: RenderLimits.boardRenders, "--renders")
         try checkDegradations(noise: noise, blur: blur)
         let jsonURL = try outputFile(json, force: forceOption.force)
         Interrupt.install()

@@ -50,8 +50,8 @@ struct VerifyCalibration: ParsableCommand {
     @OptionGroup var forceOption: ForceOption
 
     func run() throws {
-        guard (3...500).contains(views) else { throw MarkerKitError.invalidArgument("--views \(views) is outside 3-500") }
-        guard (0...10_000).contains(uncertaintySeeds) else { throw MarkerKitError.invalidArgument("--uncertainty-seeds \(uncertaintySeeds) is outside 0-10000") }
+        try InputRange.check(views, in: RenderLimits.calibrationViews, "--views")
+        try InputRange.check(uncertaintySeeds, in: RenderLimits.uncertaintySeeds, "--uncertainty-seeds")
         try checkDegradations(noise: noise, blur: blur)
         let camera = try replacingK1(k1, of: renderCamera(calibration: calibration, size: size))
         let charuco = try board.map(BoardOptions.renderedCharuco)

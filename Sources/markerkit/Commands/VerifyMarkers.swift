@@ -51,7 +51,7 @@ struct VerifyMarkers: ParsableCommand {
     func run() throws {
         let phone = profileOption.isPhone
         let renders = renders ?? (phone ? Self.defaultPhoneRenders : Self.defaultRenders)
-        guard (1...1_000_000).contains(renders) else { throw MarkerKitError.invalidArgument("--renders \(renders) is outside 1-1000000") }
+        try InputRange.check(renders, in: RenderLimits.markerRenders, "--renders")
         try profileOption.check(size: size, calibration: calibration)
         if phone, truth != nil {
             throw MarkerKitError.invalidArgument("--truth measures a render folder as it was rendered: --profile phone does not apply (render it with 'markerkit render --profile phone')")

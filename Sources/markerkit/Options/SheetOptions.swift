@@ -36,9 +36,7 @@ struct SheetOptions: ParsableArguments {
     static func destination(output: String, dpi: Double, force: Bool) throws -> (url: URL, format: OutputFormat) {
         let url = URL(fileURLWithPath: output)
         let format = try OutputFormat(for: url)
-        guard dpi.isFinite, dpi >= 10, dpi <= 4800 else {
-            throw MarkerKitError.invalidArgument("--dpi \(dpi) is outside 10-4800")
-        }
+        try InputRange.check(dpi, in: SheetDocument.resolutions, "--dpi")
         try OutputFiles.checkDestination(url, force: force)
         return (url, format)
     }
