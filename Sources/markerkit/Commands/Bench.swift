@@ -32,7 +32,7 @@ struct Bench: ParsableCommand {
     @Option(help: ArgumentHelp("Run only one part: markers, phone, photos or chessboards.", valueName: "part")) var only: Part?
     @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: $MARKERKIT_REAL_PHOTOS, else ../shared/data/real-photos if present).", valueName: "dir")) var photos: String?
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
-    @Option(help: ArgumentHelp("Runs per frame (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
+    @Option(help: ArgumentHelp("Runs per frame, 1-1000 (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
     @Flag(help: "Also print MarkerKit's time per detector stage for every marker case.") var stages = false
     @Option(help: ArgumentHelp("The real video to include (default: ArUco's test video if present).", valueName: "file")) var video: String?
     @OptionGroup var dictionaryOption: DictionaryOption

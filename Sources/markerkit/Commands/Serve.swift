@@ -30,10 +30,10 @@ struct Serve: ParsableCommand {
     var board: String?
     @OptionGroup var dictionaryOption: DictionaryOption
     @Option(help: ArgumentHelp("Address to listen on; anything but loopback requires the printed token.", valueName: "address")) var host = "127.0.0.1"
-    @Option(help: ArgumentHelp("Port to listen on (0: any free one).", valueName: "port")) var port = 8080
+    @Option(help: ArgumentHelp("Port to listen on, 0-65535 (0: any free one).", valueName: "port")) var port = 8080
     @Option(name: .customLong("out"), help: ArgumentHelp("Folder for the kept views and capture.json (default: views-DATE-TIME).", valueName: "dir")) var out: String?
-    @Option(help: "How many views to keep at most.") var count = 30
-    @Option(help: ArgumentHelp("Stop keeping views once a calibration from them is this sure (e.g. 0.3px), as capture --until-sigma.", valueName: "pixels"),
+    @Option(help: "How many views to keep at most, 1-10000.") var count = 30
+    @Option(help: ArgumentHelp("Stop keeping views once a calibration from them is this sure (0.001-100 px, e.g. 0.3px), as capture --until-sigma.", valueName: "pixels"),
             transform: PixelsArgument.parse)
     var untilSigma: Double?
     @Flag(help: "Replace views that exist in --out (the page replaces a stored calibration only when its replace box is ticked).") var force = false

@@ -31,7 +31,7 @@ struct VerifyMarkers: ParsableCommand {
         """
     )
 
-    @Option(help: "Number of renders (default 1000; 100 with --profile phone).") var renders: Int?
+    @Option(help: "Number of renders, 1-1000000 (default 1000; 100 with --profile phone).") var renders: Int?
     @Option(help: "Seed: the same seed gives the same scenes.") var seed: UInt64 = 7
     @OptionGroup var profileOption: ProfileOption
     @Option(help: ArgumentHelp("Image size in pixels, without --calibration (default 1280x720).", valueName: "WxH"), transform: ImageSize.parse)
