@@ -40,7 +40,7 @@ struct SheetRequest: Decodable {
         let dictionary = try self.dictionaryValue()
         switch kind {
         case "charuco":
-            let (columns, rows) = try Self.pair(squares, what: "squares")
+            let (columns, rows) = try CharucoBoard.parseSquares(squares ?? "")
             let board = try CharucoBoard(squaresX: columns, squaresY: rows, square: try Self.length(square, what: "square"),
                                          marker: try Self.length(marker, what: "marker"), dictionary: dictionary,
                                          firstID: firstId ?? 0, legacy: legacy ?? false)
@@ -74,13 +74,5 @@ struct SheetRequest: Decodable {
     private static func length(_ text: String?, what: String) throws -> Length {
         guard let text, !text.isEmpty else { throw MarkerKitError.invalidArgument("give the \(what) with a unit, such as 40mm") }
         return try Length.positive(text, what: what)
-    }
-
-    private static func pair(_ text: String?, what: String) throws -> (Int, Int) {
-        let parts = (text ?? "").lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let a = Int(parts[0]), let b = Int(parts[1]) else {
-            throw MarkerKitError.invalidArgument("give the \(what) as COLUMNSxROWS, such as 5x7")
-        }
-        return (a, b)
     }
 }

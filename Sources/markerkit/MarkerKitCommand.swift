@@ -9,7 +9,8 @@ struct MarkerKitCommand: ParsableCommand {
         abstract: "Fiducial markers and cameras: printable sheets, marker detection and pose.",
         discussion: """
         Markers are the classic ArUco 5x5 code, bit for bit OpenCV's DICT_ARUCO_ORIGINAL (IDs 0-1023). \
-        Every size takes a unit: 40mm, 4cm, 1.5in, 0.04m, 72pt.
+        Every size takes a unit: 40mm, 4cm, 1.5in, 0.04m, 72pt (from 0.001 mm to 1 km); every number has a \
+        range, and a value outside it is refused with exit 64.
 
         Exit codes: 0 success, 1 some inputs failed (each named), 64 bad argument, 65 bad input data, 66 missing input, \
         70 internal error, 73 cannot write output, 130 stopped by Ctrl-C (verify and calibrate write nothing; \

@@ -19,20 +19,28 @@ public struct CharucoBoard: Equatable, Sendable {
 
     public init(squaresX: Int, squaresY: Int, square: Length, marker: Length, dictionary: MarkerDictionary = .arucoOriginal,
                 firstID: Int = 0, legacy: Bool = false) throws {
-        guard squaresX >= 2, squaresY >= 2, squaresX <= 100, squaresY <= 100 else {
+        guard Self.sides.contains(squaresX), Self.sides.contains(squaresY) else {
             throw MarkerKitError.invalidArgument("a \(squaresX)x\(squaresY) board: a ChArUco board has 2 to 100 squares a side")
         }
-        guard square.millimetres > 0, square.millimetres.isFinite, marker.millimetres > 0, marker.millimetres.isFinite else {
-            throw MarkerKitError.invalidArgument("square and marker sizes must be greater than zero")
+        guard square.millimetres > 0, square <= Length.longest, marker.millimetres > 0, marker <= Length.longest else {
+            throw MarkerKitError.invalidArgument("square and marker sizes must be greater than zero and at most 1 km, not \(square) and \(marker)")
         }
         guard marker.millimetres < square.millimetres else {
             throw MarkerKitError.invalidArgument("the marker (\(marker)) must be smaller than the square (\(square))")
         }
-        guard firstID >= 0 else { throw MarkerKitError.invalidArgument("the first marker ID must be 0 or more, not \(firstID)") }
         let count = Self.markerCount(squaresX: squaresX, squaresY: squaresY, legacy: legacy)
-        guard firstID + count <= dictionary.count else {
+        // Compared without adding to firstID, which may be any Int a user typed (Int.max overflowed here).
+        let lastFirst = dictionary.count - count
+        let ids = "\(dictionary.name) (0-\(dictionary.count - 1))"
+        guard lastFirst >= 0 else {
+            throw MarkerKitError.invalidArgument("a \(squaresX)x\(squaresY) board needs \(count) markers: they do not fit in \(ids)")
+        }
+        guard firstID >= 0 else {
+            throw MarkerKitError.invalidArgument("the first marker ID must be 0 or more (0-\(lastFirst) for this board), not \(firstID)")
+        }
+        guard firstID <= lastFirst else {
             throw MarkerKitError.invalidArgument(
-                "a \(squaresX)x\(squaresY) board needs \(count) markers: IDs \(firstID)-\(firstID + count - 1) do not fit in \(dictionary.name) (0-\(dictionary.count - 1))")
+                "a \(squaresX)x\(squaresY) board needs \(count) markers: IDs from \(firstID) do not fit in \(ids); the first ID must be 0-\(lastFirst)")
         }
         self.squaresX = squaresX
         self.squaresY = squaresY
@@ -41,6 +49,15 @@ public struct CharucoBoard: Equatable, Sendable {
         self.dictionary = dictionary
         self.firstID = firstID
         self.legacy = legacy
+    }
+
+    /// Squares a side a board may have.
+    public static let sides = 2...100
+
+    /// Parses squares written as `5x7` (COLUMNSxROWS, 2-100 each).
+    public static func parseSquares(_ text: String) throws -> (columns: Int, rows: Int) {
+        let (columns, rows) = try InputRange.pair(text, in: sides, shape: "COLUMNSxROWS of squares", example: "5x7")
+        return (columns, rows)
     }
 
     /// True when the square in column `x`, row `y` (from the top left) is white and holds a marker.

@@ -13,20 +13,20 @@ public struct Checkerboard: Equatable, Sendable {
         guard innerColumns <= 200, innerRows <= 200 else {
             throw MarkerKitError.invalidArgument("a \(innerColumns)x\(innerRows) board has too many corners (at most 200 a side)")
         }
-        guard square.millimetres > 0, square.millimetres.isFinite else {
-            throw MarkerKitError.invalidArgument("the square size must be greater than zero, not \(square)")
+        guard square.millimetres > 0, square <= Length.longest else {
+            throw MarkerKitError.invalidArgument("the square size must be greater than zero and at most 1 km, not \(square)")
         }
         self.innerColumns = innerColumns
         self.innerRows = innerRows
         self.square = square
     }
 
-    /// Parses inner corners written as `9x6`.
+    /// Inner corners a side a board may have: OpenCV needs 3; more than 200 is no printable board.
+    public static let sides = 3...200
+
+    /// Parses inner corners written as `9x6` (COLUMNSxROWS, 3-200 each).
     public static func parseInnerCorners(_ text: String) throws -> (columns: Int, rows: Int) {
-        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let columns = Int(parts[0]), let rows = Int(parts[1]), columns > 0, rows > 0 else {
-            throw MarkerKitError.invalidArgument("'\(text)' is not COLUMNSxROWS of inner corners, such as 9x6")
-        }
+        let (columns, rows) = try InputRange.pair(text, in: sides, shape: "COLUMNSxROWS of inner corners", example: "9x6")
         return (columns, rows)
     }
 

@@ -56,13 +56,27 @@ public struct CaptureSession {
         try self.init(directory: directory, source: source, target: board.map { .checkerboard($0) }, count: count, trigger: trigger)
     }
 
+    /// How many frames or views one capture may save.
+    public static let counts = 1...10_000
+    /// Seconds between saved frames: up to a day.
+    public static let intervals = 0.0...86_400
+    /// Projection uncertainties (px) a capture may be asked to reach before it stops.
+    public static let sigmaTargets = 0.001...100.0
+
+    /// `sigma` when it is a target a capture can stop at, else the refusal naming the range.
+    public static func checkedSigmaTarget(_ sigma: Double) throws -> Double {
+        guard sigmaTargets.contains(sigma) else {
+            throw MarkerKitError.invalidArgument("a target of \(sigma) px is outside 0.001-100 px")
+        }
+        return sigma
+    }
+
     /// The same with a board of either kind.
     public init(directory: URL, source: String, target board: CalibrationTarget?, count: Int, trigger: Trigger, untilSigma: Double? = nil) throws {
-        guard count >= 1 else { throw MarkerKitError.invalidArgument("a capture saves at least one frame, not \(count)") }
+        try InputRange.check(count, in: Self.counts, "a capture of")
         if trigger == .assistant && board == nil { throw MarkerKitError.invalidArgument("the capture assistant needs a board") }
-        if case .every(let seconds) = trigger, !(seconds.isFinite && seconds >= 0) {
-            throw MarkerKitError.invalidArgument("a capture interval must be a number of seconds, not \(seconds)")
-        }
+        if case .every(let seconds) = trigger { try InputRange.check(seconds, in: Self.intervals, "a capture interval of") }
+        if let untilSigma { _ = try Self.checkedSigmaTarget(untilSigma) }
         self.directory = directory
         self.count = count
         self.trigger = trigger

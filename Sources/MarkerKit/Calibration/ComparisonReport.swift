@@ -18,8 +18,11 @@ public struct ComparisonReport: Encodable, Sendable {
     public let points: [ProjectionDifference.Point]
     let width: Int, height: Int
 
+    /// Points across the image a comparison may be made on.
+    public static let columnCounts = 2...400
+
     public init(_ difference: ProjectionDifference, columns: Int = 60, range: Double?) throws {
-        guard (2...400).contains(columns) else { throw MarkerKitError.invalidArgument("the grid is 2-400 points across, not \(columns)") }
+        guard Self.columnCounts.contains(columns) else { throw MarkerKitError.invalidArgument("the grid is 2-400 points across, not \(columns)") }
         let result = try difference.compute(columns: columns, range: range)
         first = difference.first.name
         second = difference.second.name

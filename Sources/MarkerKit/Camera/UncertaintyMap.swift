@@ -18,8 +18,17 @@ public struct UncertaintyMap: Codable, Sendable {
     public let views: Int
     public let points: [ProjectionUncertainty.Point]
 
+    /// Points a side of the grid.
+    public static let gridSides = 2...200
+
+    /// Parses a grid written as `16x9` (points across and down, 2-200 each).
+    public static func parseGrid(_ text: String) throws -> (columns: Int, rows: Int) {
+        let (columns, rows) = try InputRange.pair(text, in: gridSides, shape: "a grid of points across and down", example: "16x9")
+        return (columns, rows)
+    }
+
     public init(_ uncertainty: ProjectionUncertainty, columns: Int, rows: Int, range: Double?) throws {
-        guard (2...200).contains(columns), (2...200).contains(rows) else {
+        guard Self.gridSides.contains(columns), Self.gridSides.contains(rows) else {
             throw MarkerKitError.invalidArgument("the grid is 2x2 to 200x200 points, not \(columns)x\(rows)")
         }
         let points = try uncertainty.sigmas(at: uncertainty.grid(columns: columns, rows: rows), range: range)

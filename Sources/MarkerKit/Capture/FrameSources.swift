@@ -8,6 +8,15 @@ public enum FrameSources {
         public var format: PixelConversion.CameraFormat?
         public var color = true
         public init() {}
+
+        /// Frame rates a camera may be asked for.
+        public static let frameRates = 0.001...1000.0
+
+        /// Refuses a size or rate no camera can be asked for (sides as `ImageSize`, rates 0.001-1000).
+        public func check() throws {
+            if let (width, height) = size { _ = try ImageSize(width: width, height: height) }
+            if let fps { try InputRange.check(fps, in: Self.frameRates, "a frame rate of") }
+        }
     }
 
     /// Whether the name is a live camera (frames are dropped rather than queued).
@@ -18,6 +27,7 @@ public enum FrameSources {
     }
 
     public static func open(_ name: String, options: Options = Options()) throws -> FrameSource {
+        try options.check()
         if isCamera(name) {
             return try V4L2Camera(path: name, size: options.size, fps: options.fps, format: options.format, color: options.color)
         }

@@ -25,6 +25,14 @@ public struct Length: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     public static func mm(_ v: Double) -> Length { Length(millimetres: v) }
 
+    /// The longest length MarkerKit takes from a user: 1 km. Sizes, margins and distances beyond it are
+    /// refused where they are parsed, so that no page, pixel count or label computed from one overflows.
+    public static let longest = Length(millimetres: 1_000_000)
+    /// The shortest positive length: 1 µm, the resolution lengths are written with (0.001 mm).
+    public static let shortest = Length(millimetres: 0.001)
+    /// "0.001 mm to 1 km": the range of a positive length, as messages name it.
+    public static let positiveRange = "0.001 mm to 1 km"
+
     public var points: Double { millimetres / 25.4 * 72 }
     public var inches: Double { millimetres / 25.4 }
     public func value(in unit: Unit) -> Double { millimetres / unit.millimetres }
@@ -34,9 +42,14 @@ public struct Length: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// "40 mm", "12.5 mm": millimetres with at most three decimals.
     public var description: String { "\(Length.format(millimetres)) mm" }
 
+    /// Any Double, never a trap: whole numbers from 1e18 on are written as Swift writes them (1e+35), nan and
+    /// inf as such.
     static func format(_ v: Double) -> String {
-        let rounded = (v * 1000).rounded() / 1000
-        if rounded == rounded.rounded() { return String(Int(rounded)) }
+        guard v.isFinite else { return "\(v)" }
+        let rounded = abs(v) < 1e12 ? (v * 1000).rounded() / 1000 : v.rounded()
+        if rounded == rounded.rounded() {
+            return abs(rounded) < 1e18 ? String(Int(rounded)) : "\(rounded)" // 1e+35
+        }
         var s = String(format: "%.3f", rounded)
         while s.hasSuffix("0") { s.removeLast() }
         return s
@@ -62,14 +75,21 @@ public struct Length: Hashable, Comparable, Sendable, CustomStringConvertible {
         guard value.isFinite else {
             throw MarkerKitError.invalidArgument("\(subject) is not a finite number")
         }
-        self.init(value, unit)
+        let millimetres = value * unit.millimetres
+        guard millimetres.isFinite, abs(millimetres) <= Length.longest.millimetres else {
+            throw MarkerKitError.invalidArgument("\(subject) is longer than 1 km (lengths run from -1 km to 1 km)")
+        }
+        self.init(millimetres: millimetres)
     }
 
     /// Parses a length that must be greater than zero.
     public static func positive(_ text: String, what: String = "") throws -> Length {
         let length = try Length(parsing: text, what: what)
         guard length.millimetres > 0 else {
-            throw MarkerKitError.invalidArgument("\(subject(text, what)) must be greater than zero")
+            throw MarkerKitError.invalidArgument("\(subject(text, what)) must be greater than zero (\(positiveRange))")
+        }
+        guard length.millimetres >= Length.shortest.millimetres else {
+            throw MarkerKitError.invalidArgument("\(subject(text, what)) is shorter than 0.001 mm (\(positiveRange))")
         }
         return length
     }
@@ -78,16 +98,21 @@ public struct Length: Hashable, Comparable, Sendable, CustomStringConvertible {
     public static func nonNegative(_ text: String, what: String = "") throws -> Length {
         let length = try Length(parsing: text, what: what)
         guard length.millimetres >= 0 else {
-            throw MarkerKitError.invalidArgument("\(subject(text, what)) must not be negative")
+            throw MarkerKitError.invalidArgument("\(subject(text, what)) must not be negative (0 to 1 km)")
         }
         return length
     }
 
     static func subject(_ text: String, _ what: String) -> String { what.isEmpty ? "it" : "\(what) '\(text)'" }
 
-    /// Splits "12.5mm" into ("12.5", "mm").
+    /// Splits "12.5mm" into ("12.5", "mm"), and "1e3mm" into ("1e3", "mm") (no unit begins with e).
     static func split(_ s: String) -> (String, String) {
-        let number = s.prefix { "0123456789.+-".contains($0) }
-        return (String(number), s.dropFirst(number.count).trimmingCharacters(in: .whitespaces))
+        var number = String(s.prefix { "0123456789.+-".contains($0) })
+        let rest = s.dropFirst(number.count)
+        if let e = rest.first, e == "e" || e == "E" {
+            let exponent = rest.dropFirst().prefix { "0123456789+-".contains($0) }
+            if exponent.contains(where: \.isNumber) { number += String(rest.prefix(1 + exponent.count)) }
+        }
+        return (number, s.dropFirst(number.count).trimmingCharacters(in: .whitespaces))
     }
 }

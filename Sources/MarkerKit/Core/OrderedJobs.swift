@@ -20,6 +20,9 @@ public enum OrderedJobs {
     /// The default number of jobs: every core this process may run on.
     public static var defaultCount: Int { ProcessInfo.processInfo.activeProcessorCount }
 
+    /// The numbers of jobs a user may ask for.
+    public static let counts = 1...1024
+
     public static func run<State, Output>(jobs: Int, window: Int? = nil,
                                           makeState: @escaping () -> State,
                                           take: @escaping (inout State) throws -> Bool,

@@ -30,9 +30,16 @@ public struct SheetDocument {
         }
     }
 
-    /// Pixel size of a page rendered at `dpi`.
+    /// The resolutions a PNG sheet may be rendered at, in dots per inch.
+    public static let resolutions = 10.0...4800
+
+    /// Pixel size of a page rendered at `dpi`; a side beyond Int (or not a number) is Int.max, never a trap.
     public static func pixelSize(of page: PageSize, dpi: Double) -> (width: Int, height: Int) {
-        (Int((page.width.inches * dpi).rounded()), Int((page.height.inches * dpi).rounded()))
+        func pixels(_ length: Length) -> Int {
+            let value = (length.inches * dpi).rounded()
+            return value.isFinite && abs(value) < 9e18 ? Int(value) : Int.max
+        }
+        return (pixels(page.width), pixels(page.height))
     }
 
     /// Cairo's image surfaces stop at 32767 pixels a side.
@@ -78,6 +85,7 @@ public struct SheetDocument {
     }
 
     private func renderPNG(_ page: Page, dpi: Double, style: SheetStyle) throws -> Data {
+        try InputRange.check(dpi, in: Self.resolutions, "a resolution of")
         let (width, height) = Self.pixelSize(of: page.size, dpi: dpi)
         guard width <= Self.maxPixelsPerSide, height <= Self.maxPixelsPerSide, width > 0, height > 0 else {
             throw MarkerKitError.invalidArgument(

@@ -20,6 +20,7 @@ public struct CalibrationVerification {
     public var charuco: CharucoBoard?
 
     public init(camera: CameraCalibration, width: Int, height: Int, views: Int, seed: UInt64) throws {
+        try InputRange.check(views, in: RenderLimits.clipViews.lowerBound...RenderLimits.calibrationViews.upperBound, "a view count of")
         self.camera = camera
         self.width = width
         self.height = height

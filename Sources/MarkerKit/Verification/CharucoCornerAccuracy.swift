@@ -71,6 +71,8 @@ extension CharucoCornerAccuracy {
     /// (`CharucoSceneSampler`), with the noise, blur and bend given. `checkpoint` runs between renders.
     public static func sampled(board: CharucoBoard, camera: CameraCalibration, count: Int, seed: UInt64, noise: Double = 0, blur: Double = 0,
                                sag: Double = 0, checkpoint: () throws -> Void = {}) throws -> CharucoCornerAccuracy {
+        try InputRange.check(count, in: RenderLimits.boardRenders, "a render count of")
+        try RenderLimits.checkDegradations(noise: noise, blur: blur)
         var sampler = CharucoSceneSampler(board: board, camera: camera, seed: seed)
         sampler.views.sag = sag
         let renderer = SceneRenderer()

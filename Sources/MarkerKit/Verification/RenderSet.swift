@@ -48,6 +48,8 @@ public struct RenderSet {
 
     /// Refuses, before anything is rendered, a folder that holds a file of this set (unless `force`).
     public func checkDestination(_ directory: URL, force: Bool) throws {
+        try InputRange.check(count, in: RenderLimits.renderCount, "a render count of")
+        try InputRange.check(start, in: RenderLimits.start, "a first scene of")
         try OutputFiles.checkDirectoryDestination(directory, names: fileNames, force: force)
     }
 

@@ -32,7 +32,7 @@ struct Bench: ParsableCommand {
     @Option(help: ArgumentHelp("Run only one part: markers, phone, photos or chessboards.", valueName: "part")) var only: Part?
     @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: $MARKERKIT_REAL_PHOTOS, else ../shared/data/real-photos if present).", valueName: "dir")) var photos: String?
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
-    @Option(help: ArgumentHelp("Runs per frame (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
+    @Option(help: ArgumentHelp("Runs per frame, 1-1000 (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
     @Flag(help: "Also print MarkerKit's time per detector stage for every marker case.") var stages = false
     @Option(help: ArgumentHelp("The real video to include (default: ArUco's test video if present).", valueName: "file")) var video: String?
     @OptionGroup var dictionaryOption: DictionaryOption
@@ -59,16 +59,14 @@ struct Bench: ParsableCommand {
         benchmark.stagesForEveryCase = stages
         benchmark.dictionary = dictionaryOption.dictionary
         if let repeats {
-            guard repeats >= 1 else { throw ValidationError("--repeats must be at least 1") }
-            benchmark.repeatsOverride = repeats
+            benchmark.repeatsOverride = try InputRange.check(repeats, in: RenderLimits.benchmarkRepeats, "--repeats")
         }
         if let sizes {
-            benchmark.onlySizes = try sizes.split(separator: ",").map { text in
-                let parts = text.split(separator: "x").compactMap { Int($0) }
-                guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
-                    throw ValidationError("--sizes: '\(text)' is not WIDTHxHEIGHT")
+            benchmark.onlySizes = try naming("--sizes: ") {
+                try sizes.split(separator: ",").map { text in
+                    let size = try ImageSize.parse(String(text))
+                    return (size.width, size.height)
                 }
-                return (parts[0], parts[1])
             }
         }
         var report = try benchmark.run(video: videoURL) { status("bench: \($0)") }

@@ -28,6 +28,7 @@ extension Calibrations {
         @OptionGroup var output: FigureOutputOptions
 
         func run() throws {
+            try InputRange.check(columns, in: ComparisonReport.columnCounts, "--columns")
             let destinations = try output.destinations()
             let store = CalibrationStore.default
             let difference = try ProjectionDifference(store.resolve(first), store.resolve(second))

@@ -10,15 +10,9 @@ enum RangeArgument {
     }
 }
 
-/// Points across and down: "16x9", each 2-200.
+/// Points across and down: "16x9", each 2-200 (the rule is UncertaintyMap's).
 enum GridArgument {
-    static func parse(_ text: String) throws -> (columns: Int, rows: Int) {
-        let parts = text.lowercased().split(separator: "x")
-        guard parts.count == 2, let c = Int(parts[0]), let r = Int(parts[1]), (2...200).contains(c), (2...200).contains(r) else {
-            throw MarkerKitError.invalidArgument("'\(text)' is not a grid of 2-200 by 2-200 points, such as 16x9")
-        }
-        return (c, r)
-    }
+    static func parse(_ text: String) throws -> (columns: Int, rows: Int) { try UncertaintyMap.parseGrid(text) }
 }
 
 extension Calibrations {

@@ -27,11 +27,11 @@ struct Capture: ParsableCommand {
     @Option(help: ArgumentHelp("A camera (/dev/video0), a video file or a folder of images.", valueName: "device")) var device: String?
     @OptionGroup var camera: CameraOptions
     @Option(name: .customLong("out"), help: ArgumentHelp("Folder for the saved frames and capture.json (created when missing).", valueName: "dir")) var out: String?
-    @Option(help: "How many frames or views to save.") var count: Int = 30
+    @Option(help: "How many frames or views to save, 1-10000.") var count: Int = 30
     @Option(help: ArgumentHelp("The board spec from 'markerkit generate checkerboard' or 'generate charuco'.", valueName: "board.json")) var board: String?
     @Flag(help: "With --board: save views by themselves when they pass the gates.") var auto = false
-    @Option(help: ArgumentHelp("Without a board: save a frame every this many seconds.", valueName: "seconds")) var every: Double?
-    @Option(help: ArgumentHelp("With --auto: stop once a calibration from the kept views is this sure everywhere but the outer 10% of the image (its projection uncertainty, e.g. 0.3px).", valueName: "pixels"),
+    @Option(help: ArgumentHelp("Without a board: save a frame every this many seconds (0 to 86400).", valueName: "seconds")) var every: Double?
+    @Option(help: ArgumentHelp("With --auto: stop once a calibration from the kept views is this sure everywhere but the outer 10% of the image (its projection uncertainty, 0.001-100 px, e.g. 0.3px).", valueName: "pixels"),
             transform: PixelsArgument.parse)
     var untilSigma: Double?
     @Option(help: ArgumentHelp("Calibrate from the saved views and store the result under this name.", valueName: "name")) var calibrate: String?
@@ -41,7 +41,8 @@ struct Capture: ParsableCommand {
         if list { return print(V4L2Device.listing()) }
         guard let device else { throw MarkerKitError.invalidArgument("give --device (a camera, video file or image folder), or --list") }
         guard let out else { throw MarkerKitError.invalidArgument("give --out DIR for the saved frames") }
-        guard (1...10_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-10000") }
+        try InputRange.check(count, in: CaptureSession.counts, "--count")
+        if let every { try InputRange.check(every, in: CaptureSession.intervals, "--every") }
         if auto && board == nil { throw MarkerKitError.invalidArgument("--auto needs --board board.json") }
         if untilSigma != nil && !auto { throw MarkerKitError.invalidArgument("--until-sigma goes with --auto") }
         let location = try calibrate.map { name in try naming("--calibrate: ") { try CalibrationLocation(name: name) } }

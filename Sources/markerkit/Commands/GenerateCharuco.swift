@@ -29,7 +29,7 @@ struct GenerateCharuco: ParsableCommand {
 
     @OptionGroup var dictionaryOption: DictionaryOption
 
-    @Option(help: ArgumentHelp("ID of the first marker.", valueName: "id"))
+    @Option(help: ArgumentHelp("ID of the first marker: 0 up to the dictionary's size less the board's markers.", valueName: "id"))
     var firstId = 0
 
     @Flag(help: "The layout of OpenCV before 4.6 for boards with an even number of rows.")

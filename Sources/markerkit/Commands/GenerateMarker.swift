@@ -35,7 +35,7 @@ struct GenerateMarker: ParsableCommand {
     @Flag(help: "Leave out the label.")
     var noLabels = false
 
-    @Option(help: ArgumentHelp("Resolution of PNG output, in dots per inch (stored in the file).", valueName: "dpi"))
+    @Option(help: ArgumentHelp("Resolution of PNG output, in dots per inch, 10-4800 (stored in the file).", valueName: "dpi"))
     var dpi: Double = 300
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output file: .pdf, .svg or .png.", valueName: "file"))

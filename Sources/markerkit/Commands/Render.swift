@@ -30,8 +30,8 @@ struct Render: ParsableCommand {
     )
 
     @Option(help: "Seed: the same seed gives the same images.") var seed: UInt64 = 7
-    @Option(help: "Number of images.") var count: Int = 20
-    @Option(help: ArgumentHelp("Begin at scene N of the seed (the render numbers verify markers reports): writes scene_N.png onwards.",
+    @Option(help: "Number of images, 1-100000.") var count: Int = 20
+    @Option(help: ArgumentHelp("Begin at scene N of the seed (the render numbers verify markers reports): writes scene_N.png onwards; 0-1000000.",
                                valueName: "N")) var start: Int = 0
     @OptionGroup var dictionaryOption: DictionaryOption
     @OptionGroup var profileOption: ProfileOption
@@ -39,17 +39,17 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("Image size in pixels, without --calibration (default 1280x720).", valueName: "WxH"), transform: ImageSize.parse)
     var size: ImageSize?
     @Option(help: ArgumentHelp("Camera: a stored name or a calibration file.", valueName: "name|file")) var calibration: String?
-    @Option(help: ArgumentHelp("Gaussian noise, standard deviation in gray levels (default 0).", valueName: "sigma")) var noise: Double?
-    @Option(help: ArgumentHelp("Gaussian blur, standard deviation in pixels (default 0).", valueName: "sigma")) var blur: Double?
+    @Option(help: ArgumentHelp("Gaussian noise, standard deviation in gray levels, 0-100 (default 0).", valueName: "sigma")) var noise: Double?
+    @Option(help: ArgumentHelp("Gaussian blur, standard deviation in pixels, 0-20 (default 0).", valueName: "sigma")) var blur: Double?
     @Option(help: ArgumentHelp("JPEG quality 1-100 (default: none).", valueName: "quality")) var jpeg: Int?
-    @Option(help: ArgumentHelp("Instead of marker images: a video of a 9x6 board (30 mm squares) moved through this many calibration views, with its board spec beside it.", valueName: "views"))
+    @Option(help: ArgumentHelp("Instead of marker images: a video of a 9x6 board (30 mm squares) moved through this many calibration views (2-500), with its board spec beside it.", valueName: "views"))
     var clip: Int?
     @Option(help: ArgumentHelp("Views of a ChArUco board: 'charuco' for a 10x7 board (30 mm squares, 22 mm markers) or a ChArUco board spec; with --clip the board leaves the image in every view.", valueName: "charuco|board.json"))
     var board: String?
     @Option(help: ArgumentHelp("With --board: the board bent out of plane, its middle this far off the line between its sides (e.g. 2mm).", valueName: "length"),
             transform: LengthArgument.nonNegative)
     var bend: Length?
-    @Option(parsing: .unconditional, help: ArgumentHelp("The camera's k1 instead of its own (a pinhole model), e.g. -0.4 for a strong barrel lens.", valueName: "k1"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The camera's k1 instead of its own (a pinhole model), -1 to 1, e.g. -0.4 for a strong barrel lens.", valueName: "k1"))
     var k1: Double?
     @Option(name: .shortAndLong, help: ArgumentHelp("Output folder (created when missing), or the video file with --clip.", valueName: "dir|file")) var output: String
 
@@ -59,10 +59,10 @@ struct Render: ParsableCommand {
             guard !profileOption.isPhone else { throw MarkerKitError.invalidArgument("--clip renders a calibration board: --profile phone does not apply") }
             return try renderClip(views: clip, charuco: board.map(BoardOptions.renderedCharuco))
         }
-        guard (1...100_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-100000") }
-        guard (0...1_000_000).contains(start) else { throw MarkerKitError.invalidArgument("--start \(start) is outside 0-1000000") }
+        try InputRange.check(count, in: RenderLimits.renderCount, "--count")
+        try InputRange.check(start, in: RenderLimits.start, "--start")
         try checkDegradations(noise: noise ?? 0, blur: blur ?? 0)
-        if let jpeg, !(1...100).contains(jpeg) { throw MarkerKitError.invalidArgument("--jpeg \(jpeg) is outside 1-100") }
+        if let jpeg { try InputRange.check(jpeg, in: RenderLimits.jpegQuality, "--jpeg") }
         try profileOption.check(size: size, calibration: calibration)
         if board != nil, profileOption.isPhone { throw MarkerKitError.invalidArgument("--board renders a ChArUco board: --profile phone does not apply") }
         let camera = profileOption.isPhone ? nil : try replacingK1(k1, of: renderCamera(calibration: calibration, size: size ?? .webcam))

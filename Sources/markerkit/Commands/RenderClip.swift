@@ -4,7 +4,8 @@ import MarkerKit
 extension Render {
     /// A clip for the capture assistant: each view held 0.7 s, 0.3 s of motion between, at 10 fps.
     func renderClip(views: Int, charuco: CharucoBoard?) throws {
-        guard (2...500).contains(views) else { throw MarkerKitError.invalidArgument("--clip \(views) is outside 2-500") }
+        try InputRange.check(views, in: RenderLimits.clipViews, "--clip")
+        try checkDegradations(noise: noise ?? 0, blur: blur ?? 0)
         let url = URL(fileURLWithPath: output)
         guard url.pathExtension.lowercased() == "avi" else { throw MarkerKitError.cannotWrite("cannot write '\(output)': --clip writes an .avi") }
         let camera = try replacingK1(k1, of: renderCamera(calibration: calibration, size: size ?? .webcam))

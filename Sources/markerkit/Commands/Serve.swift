@@ -33,19 +33,21 @@ struct Serve: ParsableCommand {
     var board: String?
     @OptionGroup var dictionaryOption: DictionaryOption
     @Option(help: ArgumentHelp("Address or host name to listen on; anything that does not resolve to loopback requires the printed token for the page too.", valueName: "address")) var host = "127.0.0.1"
-    @Option(help: ArgumentHelp("Port to listen on (0: any free one).", valueName: "port")) var port = 8080
+    @Option(help: ArgumentHelp("Port to listen on, 0-65535 (0: any free one).", valueName: "port")) var port = 8080
     @Option(name: .customLong("allow-host"), help: ArgumentHelp("Also answer to this host name (a reverse proxy's); repeatable. The server's own addresses and localhost are always allowed.", valueName: "name"))
     var allowHosts: [String] = []
     @Option(name: .customLong("out"), help: ArgumentHelp("Folder for the kept views and capture.json (default: views-DATE-TIME).", valueName: "dir")) var out: String?
-    @Option(help: "How many views to keep at most.") var count = 30
-    @Option(help: ArgumentHelp("Stop keeping views once a calibration from them is this sure (e.g. 0.3px), as capture --until-sigma.", valueName: "pixels"),
+    @Option(help: "How many views to keep at most, 1-10000.") var count = 30
+    @Option(help: ArgumentHelp("Stop keeping views once a calibration from them is this sure (0.001-100 px, e.g. 0.3px), as capture --until-sigma.", valueName: "pixels"),
             transform: PixelsArgument.parse)
     var untilSigma: Double?
     @Flag(help: "Replace views that exist in --out (the page replaces a stored calibration only when its replace box is ticked).") var force = false
 
     func run() throws {
-        guard (0...65535).contains(port) else { throw MarkerKitError.invalidArgument("--port \(port) is outside 0-65535") }
-        guard (1...10_000).contains(count) else { throw MarkerKitError.invalidArgument("--count \(count) is outside 1-10000") }
+        try InputRange.check(port, in: 0...65535, "--port")
+        _ = try ListenAddress(host: host) // refused before the camera is opened
+        for name in allowHosts { try ListenAddress.checkAllowedHost(name) }
+        try InputRange.check(count, in: CaptureSession.counts, "--count")
         if untilSigma != nil && board == nil { throw MarkerKitError.invalidArgument("--until-sigma needs --board board.json") }
         let target = try board.map { try BoardSpec.read(from: URL(fileURLWithPath: $0)).calibrationTarget() }
         let views = try OutputFolder(out ?? Self.defaultFolder(), option: "--out")
@@ -59,7 +61,6 @@ struct Serve: ParsableCommand {
         var settings = ServerSettings()
         settings.host = host
         settings.port = port
-        for name in allowHosts { try ListenAddress.checkAllowedHost(name) }
         settings.allowedHosts = allowHosts
         let server: MarkerKitServer
         do {

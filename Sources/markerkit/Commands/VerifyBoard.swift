@@ -25,15 +25,15 @@ struct VerifyBoard: ParsableCommand {
 
     @Option(help: ArgumentHelp("The board: 'charuco' (10x7 squares of 30 mm, 22 mm markers) or a ChArUco board spec.", valueName: "charuco|board.json"))
     var board = "charuco"
-    @Option(help: "Number of renders.") var renders: Int = 30
+    @Option(help: "Number of renders, 1-10000.") var renders: Int = 30
     @Option(help: "Seed: the same seed gives the same scenes.") var seed: UInt64 = 7
     @Option(help: ArgumentHelp("Image size in pixels, without --calibration (default 1280x720).", valueName: "WxH"), transform: ImageSize.parse)
     var size = ImageSize.webcam
     @Option(help: ArgumentHelp("Camera: a stored name or a calibration file.", valueName: "name|file")) var calibration: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("The camera's k1 instead of its own (a pinhole model), e.g. -0.4 for a strong barrel lens.", valueName: "k1"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The camera's k1 instead of its own (a pinhole model), -1 to 1, e.g. -0.4 for a strong barrel lens.", valueName: "k1"))
     var k1: Double?
-    @Option(help: ArgumentHelp("Gaussian noise in gray levels.", valueName: "sigma")) var noise: Double = 0
-    @Option(help: ArgumentHelp("Gaussian blur in pixels.", valueName: "sigma")) var blur: Double = 0
+    @Option(help: ArgumentHelp("Gaussian noise in gray levels, 0-100.", valueName: "sigma")) var noise: Double = 0
+    @Option(help: ArgumentHelp("Gaussian blur in pixels, 0-20.", valueName: "sigma")) var blur: Double = 0
     @Option(help: ArgumentHelp("The board bent out of plane, its middle this far off the line between its sides (e.g. 2mm).", valueName: "length"),
             transform: LengthArgument.nonNegative)
     var bend: Length?
@@ -43,7 +43,7 @@ struct VerifyBoard: ParsableCommand {
     @OptionGroup var forceOption: ForceOption
 
     func run() throws {
-        guard (1...10_000).contains(renders) else { throw MarkerKitError.invalidArgument("--renders \(renders) is outside 1-10000") }
+        try InputRange.check(renders, in: RenderLimits.boardRenders, "--renders")
         try checkDegradations(noise: noise, blur: blur)
         let jsonURL = try outputFile(json, force: forceOption.force)
         Interrupt.install()

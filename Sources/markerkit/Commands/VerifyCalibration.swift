@@ -30,18 +30,18 @@ struct VerifyCalibration: ParsableCommand {
         """
     )
 
-    @Option(help: "Number of views.") var views: Int = 30
+    @Option(help: "Number of views, 3-500.") var views: Int = 30
     @Option(help: "Seed.") var seed: UInt64 = 7
     @Option(help: ArgumentHelp("Image size in pixels, without --calibration (default: 1280x720).", valueName: "WxH"), transform: ImageSize.parse)
     var size = ImageSize.webcam
     @Option(help: ArgumentHelp("The true camera: a stored name or a calibration file.", valueName: "name|file")) var calibration: String?
     @Option(help: ArgumentHelp("Also calibrate from ChArUco views leaving the image: 'charuco' or a ChArUco board spec.", valueName: "charuco|board.json"))
     var board: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("The true camera's k1 instead of its own (a pinhole model), e.g. -0.4 for a strong barrel lens.", valueName: "k1"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The true camera's k1 instead of its own (a pinhole model), -1 to 1, e.g. -0.4 for a strong barrel lens.", valueName: "k1"))
     var k1: Double?
-    @Option(help: ArgumentHelp("Gaussian noise in gray levels.", valueName: "sigma")) var noise: Double = 0
-    @Option(help: ArgumentHelp("Gaussian blur in pixels.", valueName: "sigma")) var blur: Double = 0
-    @Option(help: ArgumentHelp("Also check the projection uncertainty: calibrate this many seeds' views and compare each calibration's true error with its predicted sigma (50 or more for a figure).", valueName: "n"))
+    @Option(help: ArgumentHelp("Gaussian noise in gray levels, 0-100.", valueName: "sigma")) var noise: Double = 0
+    @Option(help: ArgumentHelp("Gaussian blur in pixels, 0-20.", valueName: "sigma")) var blur: Double = 0
+    @Option(help: ArgumentHelp("Also check the projection uncertainty: calibrate this many seeds' views and compare each calibration's true error with its predicted sigma (50 or more for a figure; at most 10000).", valueName: "n"))
     var uncertaintySeeds = 0
     @Option(help: ArgumentHelp("With --uncertainty-seeds: the range of the points checked, with a unit, or inf (default).", valueName: "length|inf"),
             transform: RangeArgument.parse)
@@ -50,8 +50,8 @@ struct VerifyCalibration: ParsableCommand {
     @OptionGroup var forceOption: ForceOption
 
     func run() throws {
-        guard (3...500).contains(views) else { throw MarkerKitError.invalidArgument("--views \(views) is outside 3-500") }
-        guard (0...10_000).contains(uncertaintySeeds) else { throw MarkerKitError.invalidArgument("--uncertainty-seeds \(uncertaintySeeds) is outside 0-10000") }
+        try InputRange.check(views, in: RenderLimits.calibrationViews, "--views")
+        try InputRange.check(uncertaintySeeds, in: RenderLimits.uncertaintySeeds, "--uncertainty-seeds")
         try checkDegradations(noise: noise, blur: blur)
         let camera = try replacingK1(k1, of: renderCamera(calibration: calibration, size: size))
         let charuco = try board.map(BoardOptions.renderedCharuco)

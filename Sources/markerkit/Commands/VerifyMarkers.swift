@@ -31,7 +31,7 @@ struct VerifyMarkers: ParsableCommand {
         """
     )
 
-    @Option(help: "Number of renders (default 1000; 100 with --profile phone).") var renders: Int?
+    @Option(help: "Number of renders, 1-1000000 (default 1000; 100 with --profile phone).") var renders: Int?
     @Option(help: "Seed: the same seed gives the same scenes.") var seed: UInt64 = 7
     @OptionGroup var profileOption: ProfileOption
     @Option(help: ArgumentHelp("Image size in pixels, without --calibration (default 1280x720).", valueName: "WxH"), transform: ImageSize.parse)
@@ -51,7 +51,7 @@ struct VerifyMarkers: ParsableCommand {
     func run() throws {
         let phone = profileOption.isPhone
         let renders = renders ?? (phone ? Self.defaultPhoneRenders : Self.defaultRenders)
-        guard (1...1_000_000).contains(renders) else { throw MarkerKitError.invalidArgument("--renders \(renders) is outside 1-1000000") }
+        try InputRange.check(renders, in: RenderLimits.markerRenders, "--renders")
         try profileOption.check(size: size, calibration: calibration)
         if phone, truth != nil {
             throw MarkerKitError.invalidArgument("--truth measures a render folder as it was rendered: --profile phone does not apply (render it with 'markerkit render --profile phone')")

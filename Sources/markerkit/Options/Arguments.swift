@@ -4,22 +4,7 @@ import MarkerKit
 // Option values parsed by the argument parser, so that a bad value is refused before `run()` with the
 // option named once: "The value '40' is invalid for '--size <length>': it has no unit: ...".
 
-/// A size in pixels, WIDTHxHEIGHT (16-8192 each).
-struct ImageSize: Equatable, CustomStringConvertible {
-    let width: Int, height: Int
-
-    static let webcam = ImageSize(width: 1280, height: 720)
-
-    static func parse(_ text: String) throws -> ImageSize {
-        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (16...8192).contains(w), (16...8192).contains(h) else {
-            throw MarkerKitError.invalidArgument("it is not WIDTHxHEIGHT in pixels (16-8192), such as 1280x720")
-        }
-        return ImageSize(width: w, height: h)
-    }
-
-    var description: String { "\(width)x\(height)" }
-}
+// Sizes in pixels (WIDTHxHEIGHT, 16-8192 a side) are the library's `ImageSize`.
 
 /// A board's inner corners, COLUMNSxROWS (9x6 for 10x7 squares).
 struct InnerCorners {
@@ -36,10 +21,7 @@ struct SquareCount {
     let columns: Int, rows: Int
 
     static func parse(_ text: String) throws -> SquareCount {
-        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let columns = Int(parts[0]), let rows = Int(parts[1]), (2...100).contains(columns), (2...100).contains(rows) else {
-            throw MarkerKitError.invalidArgument("it is not COLUMNSxROWS of squares (2-100 each), such as 5x7")
-        }
+        let (columns, rows) = try CharucoBoard.parseSquares(text)
         return SquareCount(columns: columns, rows: rows)
     }
 }
@@ -52,7 +34,7 @@ enum PixelsArgument {
         guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value.isFinite, value > 0 else {
             throw MarkerKitError.invalidArgument("'\(text)' is not a size in pixels such as 0.3px")
         }
-        return value
+        return try CaptureSession.checkedSigmaTarget(value)
     }
 }
 

@@ -11,7 +11,6 @@ struct JobsOption: ParsableArguments {
     /// The number of threads to use; a number outside 1-1024 is refused.
     func count() throws -> Int {
         guard let jobs else { return OrderedJobs.defaultCount }
-        guard (1...1024).contains(jobs) else { throw MarkerKitError.invalidArgument("--jobs \(jobs) is outside 1-1024") }
-        return jobs
+        return try InputRange.check(jobs, in: OrderedJobs.counts, "--jobs")
     }
 }

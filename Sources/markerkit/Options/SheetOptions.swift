@@ -14,7 +14,7 @@ struct SheetOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Blank border of the page, with a unit (default: 10mm).", valueName: "length"), transform: LengthArgument.nonNegative)
     var margin = Length.mm(10)
 
-    @Option(help: ArgumentHelp("Resolution of PNG output, in dots per inch (stored in the file).", valueName: "dpi"))
+    @Option(help: ArgumentHelp("Resolution of PNG output, in dots per inch, 10-4800 (stored in the file).", valueName: "dpi"))
     var dpi: Double = 300
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output file: .pdf (all pages), .svg or .png (one file per page: name.svg, name-2.svg, ...).", valueName: "file"))
@@ -36,9 +36,7 @@ struct SheetOptions: ParsableArguments {
     static func destination(output: String, dpi: Double, force: Bool) throws -> (url: URL, format: OutputFormat) {
         let url = URL(fileURLWithPath: output)
         let format = try OutputFormat(for: url)
-        guard dpi.isFinite, dpi >= 10, dpi <= 4800 else {
-            throw MarkerKitError.invalidArgument("--dpi \(dpi) is outside 10-4800")
-        }
+        try InputRange.check(dpi, in: SheetDocument.resolutions, "--dpi")
         try OutputFiles.checkDestination(url, force: force)
         return (url, format)
     }

@@ -3,8 +3,8 @@ import MarkerKit
 
 /// How a camera is asked to deliver its frames (ignored for video files and image folders).
 struct CameraOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Camera frame size in pixels.", valueName: "WxH"), transform: ImageSize.parse) var size: ImageSize?
-    @Option(help: ArgumentHelp("Camera frame rate.", valueName: "fps")) var fps: Double?
+    @Option(help: ArgumentHelp("Camera frame size in pixels, 16-8192 a side.", valueName: "WxH"), transform: ImageSize.parse) var size: ImageSize?
+    @Option(help: ArgumentHelp("Camera frame rate, up to 1000.", valueName: "fps")) var fps: Double?
     @Option(help: ArgumentHelp("Camera pixel format: auto, yuyv, mjpeg or grey.", valueName: "format")) var format = PixelFormatArgument.auto
 
     /// The frames of `device` (a camera, a video file or an image folder), read by a feed that keeps only
@@ -17,7 +17,7 @@ struct CameraOptions: ParsableArguments {
     func options(color: Bool) throws -> FrameSources.Options {
         var options = FrameSources.Options()
         options.size = size.map { ($0.width, $0.height) }
-        if let fps { guard fps.isFinite, fps > 0, fps <= 1000 else { throw MarkerKitError.invalidArgument("--fps \(fps) is outside 0-1000") }; options.fps = fps }
+        if let fps { options.fps = try InputRange.check(fps, in: FrameSources.Options.frameRates, "--fps") }
         options.format = format.cameraFormat
         options.color = color
         return options

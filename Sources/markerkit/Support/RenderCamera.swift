@@ -16,7 +16,7 @@ func renderCamera(calibration: String?, size: ImageSize) throws -> CameraCalibra
 /// `camera` with its k1 replaced (--k1 of render and verify): a pinhole lens only, k1 from -1 to 1.
 func replacingK1(_ k1: Double?, of camera: CameraCalibration) throws -> CameraCalibration {
     guard let k1 else { return camera }
-    guard camera.model != .fisheye, k1.isFinite, abs(k1) <= 1 else {
+    guard camera.model != .fisheye, RenderLimits.k1.contains(k1) else {
         throw MarkerKitError.invalidArgument("--k1 takes a value from -1 to 1 for a pinhole camera")
     }
     var changed = camera
@@ -26,7 +26,5 @@ func replacingK1(_ k1: Double?, of camera: CameraCalibration) throws -> CameraCa
 
 /// Noise and blur as users may set them for renders.
 func checkDegradations(noise: Double, blur: Double) throws {
-    guard noise.isFinite, (0...100).contains(noise), blur.isFinite, (0...20).contains(blur) else {
-        throw MarkerKitError.invalidArgument("--noise must be 0-100 and --blur 0-20")
-    }
+    try RenderLimits.checkDegradations(noise: noise, blur: blur, noiseName: "--noise", blurName: "--blur")
 }

@@ -1,0 +1,35 @@
+import Foundation
+
+/// The range of a number a user or a request gives, checked where it enters the library: a value outside
+/// it is refused with one line that names the range ("render count 0 is outside 1-100000"), never
+/// carried on into arithmetic that could trap. The command-line tool adds the option's name in front.
+public enum InputRange {
+    /// `value` when `range` holds it, else `MarkerKitError.invalidArgument`.
+    @discardableResult
+    public static func check(_ value: Int, in range: ClosedRange<Int>, _ what: String) throws -> Int {
+        guard range.contains(value) else {
+            throw MarkerKitError.invalidArgument("\(what) \(value) is outside \(range.lowerBound)-\(range.upperBound)")
+        }
+        return value
+    }
+
+    /// `value` when `range` holds it (nan never does), else `MarkerKitError.invalidArgument`.
+    @discardableResult
+    public static func check(_ value: Double, in range: ClosedRange<Double>, _ what: String) throws -> Double {
+        guard range.contains(value) else {
+            throw MarkerKitError.invalidArgument("\(what) \(value) is outside \(Length.format(range.lowerBound))-\(Length.format(range.upperBound))")
+        }
+        return value
+    }
+
+    /// "WxH" or "COLUMNSxROWS" in `range` each, or the one-line refusal naming `shape` and the range
+    /// ("'0x0' is not WIDTHxHEIGHT in pixels (16-8192 each), such as 1280x720").
+    public static func pair(_ text: String, in range: ClosedRange<Int>, shape: String, example: String) throws -> (Int, Int) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let a = Int(parts[0].trimmingCharacters(in: .whitespaces)), let b = Int(parts[1].trimmingCharacters(in: .whitespaces)),
+              range.contains(a), range.contains(b) else {
+            throw MarkerKitError.invalidArgument("'\(text)' is not \(shape) (\(range.lowerBound)-\(range.upperBound) each), such as \(example)")
+        }
+        return (a, b)
+    }
+}
