@@ -56,7 +56,9 @@ public struct MarkerKitServer: Sendable {
     /// one given for port 0).
     public func run(onReady: @escaping @Sendable (Int) -> Void) async throws {
         var logger = Logger(label: "markerkit serve")
-        logger.logLevel = .error
+        // Critical only: Hummingbird logs connections still open at Ctrl-C as errors, which would add lines
+        // to a clean stop; what the user must know comes back as thrown errors.
+        logger.logLevel = .critical
         let routes = ServerRoutes(page: page, station: station, desk: desk, lease: ControlLease(), settings: settings,
                                   access: AccessGuard(token: settings.token, pageNeedsToken: pageNeedsToken,
                                                       allowedHosts: address.allowedHostNames(extra: settings.allowedHosts),
@@ -107,6 +109,9 @@ struct StationService: Service {
     func run() async throws {
         station.start()
         try? await gracefulShutdown()
-        station.stop()
+        // Asks the reading thread to stop and waits only briefly: the service group traps when a service
+        // outlasts its cancellation deadline, and a thread inside a camera read or a frame's detection may
+        // take longer on a busy machine. The server's run waits for it after the group has ended.
+        _ = station.stop(timeout: 0.05)
     }
 }
