@@ -1,5 +1,6 @@
 import Foundation
 import MarkerKit
+import MarkerKitServer
 
 /// One file parser under the fuzzer. `check` feeds it arbitrary bytes: refusing them with an error is
 /// right, crashing is a finding, and so is accepting them and then breaking a promise (an accepted
@@ -14,6 +15,9 @@ enum FuzzTarget: String, CaseIterable {
     case renderTruth = "render-truth"
     /// A typed length (`25mm`, `1in`), as every size option takes it.
     case length
+    /// `markerkit serve`'s inputs: a `/api/sheet` body, a `/api/store` body, a request head (framing,
+    /// path and Host as the connection and access guards read them).
+    case serverSheet = "server-sheet", serverStore = "server-store", serverHead = "server-head"
 
     /// The target named by MARKERKIT_FUZZ_TARGET.
     static func fromEnvironment() -> FuzzTarget {
@@ -57,6 +61,12 @@ enum FuzzTarget: String, CaseIterable {
                 precondition(marker.tiltDegrees.isFinite && marker.sceneTruth.sidePixels.isFinite, "accepted marker with unusable geometry")
             }
             return true
+        case .serverSheet:
+            return ServerInputs.sheet(data)
+        case .serverStore:
+            return ServerInputs.store(data)
+        case .serverHead:
+            return ServerInputs.head(data)
         case .length:
             guard let length = try? Length(parsing: String(decoding: data, as: UTF8.self)) else { return false }
             precondition(length.millimetres.isFinite, "accepted length is not finite")
