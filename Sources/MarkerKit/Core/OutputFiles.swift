@@ -16,7 +16,8 @@ public struct OutputFiles {
     public static func checkDestination(_ url: URL, force: Bool, shown: String? = nil) throws {
         let shown = shown ?? url.relativePath
         let directory = url.deletingLastPathComponent()
-        let shownDirectory = (shown as NSString).deletingLastPathComponent
+        // Not NSString.deletingLastPathComponent: swift-corelibs-foundation traps on a one-character path ("0").
+        let shownDirectory = shown.lastIndex(of: "/").map { $0 == shown.startIndex ? "/" : String(shown[..<$0]) } ?? ""
         let its = shownDirectory.isEmpty ? "its directory" : "directory '\(shownDirectory)'"
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
