@@ -74,7 +74,9 @@ import Testing
         other.standardOutput = FileHandle.nullDevice
         other.standardError = FileHandle.nullDevice
         try other.run()
-        defer { other.terminate(); other.waitUntilExit() }
+        // SIGKILL: a child of the test runner does not end on SIGTERM (as chromedriver, see Browser), and
+        // waitUntilExit would then wait, spinning, for ever.
+        defer { kill(other.processIdentifier, SIGKILL); other.waitUntilExit() }
         let elsewhere = "http://127.0.0.1:\(port)"
         let deadline = Date().addingTimeInterval(20)
         while (try? HTTP.request(elsewhere + "/").status) != 200 && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
