@@ -122,7 +122,9 @@ struct AccessGuard<Context: RequestContext>: RouterMiddleware {
             host = host[..<colon]
         }
         if host.hasSuffix(".") { host = host.dropLast() }
-        guard !host.isEmpty, host.utf8.count <= 253 else { return nil }
+        // A name (letters, digits, - _ .) or an IPv6 address (hex digits, : and .); anything else is no host.
+        guard !host.isEmpty, host.utf8.count <= 253,
+              host.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.:".unicodeScalars.contains($0)) }) else { return nil }
         return String(host)
     }
 
