@@ -9,25 +9,14 @@ import Testing
     static let upgrade = ["Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="]
     static let evil = "http://evil.example"
 
-    /// Waits for the clip's views, then calibrates them as the page does.
-    static func calibrated(_ server: RunningServer) throws {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let status = try JSONSerialization.jsonObject(with: try server.api("/api/status").body) as? [String: Any]
-            if status?["phase"] as? String == "ended" { break }
-            Thread.sleep(forTimeInterval: 0.2)
-        }
-        let answer = try server.api("/api/calibrate", method: "POST", body: HTTP.json(["model": "opencv5"]))
-        #expect(answer.status == 200, "\(answer.text)")
-    }
-
     @Test func foreignPagesRebindingAndForgedRequestsAreRefused() throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try ServeSecurityTests.serve(in: dir)
         let token = try #require(server.token, "the address printed carries the run's secret")
         #expect(token.count == 32)
-        try Self.calibrated(server)
+        let calibrated = try server.calibrateKeptViews()
+        #expect(calibrated.status == 200, "\(calibrated.text)")
         #expect(try server.api("/api/store", method: "POST", body: HTTP.json(["name": "webcam"])).status == 200)
         let store = dir.appendingPathComponent("Calibrations/webcam.yaml")
         let stored = try Data(contentsOf: store)

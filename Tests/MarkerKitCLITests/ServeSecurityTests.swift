@@ -74,15 +74,7 @@ import Testing
         #expect(try server.api("/api/calibrate", method: "POST", body: Data("not json".utf8)).status == 400)
 
         // Views come from the clip; then a calibration to store.
-        var views = 0
-        let deadline = Date().addingTimeInterval(60)
-        while views < 6 && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.2)
-            let status = try JSONSerialization.jsonObject(with: try server.api("/api/status").body) as? [String: Any]
-            views = status?["views"] as? Int ?? 0
-            if status?["phase"] as? String == "ended" { break }
-        }
-        let calibrated = try server.api("/api/calibrate", method: "POST", body: HTTP.json(["model": "opencv5"]))
+        let calibrated = try server.calibrateKeptViews()
         #expect(calibrated.status == 200, "\(calibrated.text)")
         #expect(try server.api("/api/calibrate", method: "POST", body: HTTP.json(["model": "opencv9"])).status == 422)
         for name in ["../evil", ".hidden", "a/b", "", String(repeating: "n", count: 101), "x\\y", "name with space"] {

@@ -34,15 +34,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try ServeSecurityTests.serve(in: dir)
         let store = dir.appendingPathComponent("Calibrations") // given to serve as an absolute path
-        var views = 0
-        let deadline = Date().addingTimeInterval(60)
-        while views < 6 && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.2)
-            let status = try JSONSerialization.jsonObject(with: try server.api("/api/status").body) as? [String: Any]
-            views = status?["views"] as? Int ?? 0
-            if status?["phase"] as? String == "ended" { break }
-        }
-        let calibrated = try server.api("/api/calibrate", method: "POST", body: HTTP.json(["model": "opencv5"]))
+        let calibrated = try server.calibrateKeptViews()
         try #require(calibrated.status == 200, "\(calibrated.text)")
 
         let forced = Self.together(20) { try server.api("/api/store", method: "POST", body: HTTP.json(["name": "webcam", "force": true])) }

@@ -30,6 +30,20 @@ final class RunningServer: @unchecked Sendable { // set once in init; read from 
 
     var pid: Int32 { started.process.processIdentifier }
 
+    /// Waits (at most a minute) until the capture assistant has kept 6 views of the clip or the clip has
+    /// ended, then calibrates them as the page's button does.
+    func calibrateKeptViews() throws -> HTTP.Answer {
+        var views = 0
+        let deadline = Date().addingTimeInterval(60)
+        while views < 6 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            let status = try JSONSerialization.jsonObject(with: try api("/api/status").body) as? [String: Any]
+            views = status?["views"] as? Int ?? 0
+            if status?["phase"] as? String == "ended" { break }
+        }
+        return try api("/api/calibrate", method: "POST", body: HTTP.json(["model": "opencv5"]))
+    }
+
     /// A request as the page makes it: with the run's secret in its header.
     func api(_ path: String, method: String = "GET", body: Data? = nil, headers: [String: String] = [:],
              contentType: String? = "application/json", extra: [String] = []) throws -> HTTP.Answer {
