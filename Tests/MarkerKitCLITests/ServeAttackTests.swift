@@ -159,6 +159,7 @@ import Testing
         Thread.sleep(forTimeInterval: 0.5)
         #expect(try HTTP.request(server.base + "/app.js", extra: ["--max-time", "5"]).status == 200, "answers once they are gone")
         #expect(try server.api("/api/status").status == 200)
-        #expect(try server.interrupt().status == 0)
+        let stopped = try server.interrupt()
+        #expect(stopped.status == 0, "stopped after \(stopped.seconds) s with \(stopped.status): \(stopped.stderr.suffix(2000))")
     }
 }

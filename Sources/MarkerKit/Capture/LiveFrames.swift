@@ -15,8 +15,13 @@ public final class LiveFrames: @unchecked Sendable {
     private var stopping = false
     /// True until the reading thread has returned.
     private var pumping = true
-    public private(set) var dropped = 0
-    public private(set) var delivered = 0
+    private var droppedCount = 0
+    private var deliveredCount = 0
+
+    /// Frames the reader replaced before anyone took them (read under the lock: the reader counts them
+    /// while the consumer, a server's status or a summary, asks).
+    public var dropped: Int { lock.lock(); defer { lock.unlock() }; return droppedCount }
+    public var delivered: Int { lock.lock(); defer { lock.unlock() }; return deliveredCount }
 
     public init(source: FrameSource) {
         self.source = source
@@ -42,7 +47,7 @@ public final class LiveFrames: @unchecked Sendable {
                 let got = try source.next(into: &reading)
                 lock.lock()
                 if got {
-                    if fresh { dropped += 1 }
+                    if fresh { droppedCount += 1 }
                     swap(&newest, &reading)
                     fresh = true
                 } else {
@@ -71,7 +76,7 @@ public final class LiveFrames: @unchecked Sendable {
         if fresh {
             swap(&frame, &newest)
             fresh = false
-            delivered += 1
+            deliveredCount += 1
             return true
         }
         if let failure { throw failure }

@@ -100,8 +100,25 @@ public struct OutputFiles {
         let fd: Int32
 
         init(beside final: URL, shown: String) throws {
-            var random = SystemRandomNumberGenerator()
+            var random = KernelRandom()
             try self.init(beside: final, shown: shown, using: &random)
+        }
+
+        /// Tokens from the kernel's /dev/urandom. Not SystemRandomNumberGenerator: a type without
+        /// storage has no address of its own, so `inout` uses of it on many threads look to
+        /// ThreadSanitizer like accesses to one shared variable. `drawn` gives each generator its own.
+        struct KernelRandom: RandomNumberGenerator {
+            var drawn = 0
+            mutating func next() -> UInt64 {
+                drawn += 1
+                var token: UInt64 = 0
+                let source = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
+                if source >= 0 {
+                    defer { Foundation.close(source) }
+                    if read(source, &token, MemoryLayout<UInt64>.size) == MemoryLayout<UInt64>.size { return token }
+                }
+                return UInt64.random(in: .min ... .max)
+            }
         }
 
         /// The name a token gives: `.NAME.<16 hex digits>.tmp` beside `final`.
