@@ -73,3 +73,55 @@ static inline unsigned int cv4l2_pix_yuyv(void) { return V4L2_PIX_FMT_YUYV; }
 static inline unsigned int cv4l2_pix_grey(void) { return V4L2_PIX_FMT_GREY; }
 static inline unsigned int cv4l2_pix_mjpeg(void) { return V4L2_PIX_FMT_MJPEG; }
 static inline unsigned int cv4l2_pix_bgr24(void) { return V4L2_PIX_FMT_BGR24; }
+
+/* Controls (VIDIOC_QUERY_EXT_CTRL, VIDIOC_QUERYMENU, VIDIOC_G/S_EXT_CTRLS of one control). */
+static inline int cv4l2_query_ext_control(int fd, struct v4l2_query_ext_ctrl *q) { return cv4l2_xioctl(fd, VIDIOC_QUERY_EXT_CTRL, q); }
+static inline int cv4l2_query_menu(int fd, struct v4l2_querymenu *m) { return cv4l2_xioctl(fd, VIDIOC_QUERYMENU, m); }
+/* One control's value through the extended API (64-bit values), falling back to G_CTRL/S_CTRL for drivers
+ * without it. On failure returns -1 with errno (EACCES: read-only or inactive, ERANGE: out of range). */
+static inline int cv4l2_get_control(int fd, unsigned int id, long long *value, int is64) {
+    struct v4l2_ext_control c; memset(&c, 0, sizeof c); c.id = id;
+    struct v4l2_ext_controls cs; memset(&cs, 0, sizeof cs); cs.which = V4L2_CTRL_WHICH_CUR_VAL; cs.count = 1; cs.controls = &c;
+    if (cv4l2_xioctl(fd, VIDIOC_G_EXT_CTRLS, &cs) == 0) { *value = is64 ? c.value64 : c.value; return 0; }
+    if (errno != ENOTTY && errno != EINVAL) return -1;
+    struct v4l2_control old; old.id = id; old.value = 0;
+    if (cv4l2_xioctl(fd, VIDIOC_G_CTRL, &old) != 0) return -1;
+    *value = old.value;
+    return 0;
+}
+static inline int cv4l2_set_control(int fd, unsigned int id, long long value, int is64) {
+    struct v4l2_ext_control c; memset(&c, 0, sizeof c); c.id = id;
+    if (is64) c.value64 = value; else c.value = (int)value;
+    struct v4l2_ext_controls cs; memset(&cs, 0, sizeof cs); cs.which = V4L2_CTRL_WHICH_CUR_VAL; cs.count = 1; cs.controls = &c;
+    if (cv4l2_xioctl(fd, VIDIOC_S_EXT_CTRLS, &cs) == 0) return 0;
+    if (errno != ENOTTY) return -1;
+    struct v4l2_control old; old.id = id; old.value = (int)value;
+    return cv4l2_xioctl(fd, VIDIOC_S_CTRL, &old);
+}
+static inline unsigned int cv4l2_ctrl_flag_next_ctrl(void) { return V4L2_CTRL_FLAG_NEXT_CTRL; }
+static inline unsigned int cv4l2_ctrl_flag_disabled(void) { return V4L2_CTRL_FLAG_DISABLED; }
+static inline unsigned int cv4l2_ctrl_flag_read_only(void) { return V4L2_CTRL_FLAG_READ_ONLY; }
+static inline unsigned int cv4l2_ctrl_flag_inactive(void) { return V4L2_CTRL_FLAG_INACTIVE; }
+static inline unsigned int cv4l2_ctrl_flag_write_only(void) { return V4L2_CTRL_FLAG_WRITE_ONLY; }
+static inline unsigned int cv4l2_ctrl_flag_volatile(void) { return V4L2_CTRL_FLAG_VOLATILE; }
+static inline unsigned int cv4l2_ctrl_flag_grabbed(void) { return V4L2_CTRL_FLAG_GRABBED; }
+static inline unsigned int cv4l2_ctrl_type_integer(void) { return V4L2_CTRL_TYPE_INTEGER; }
+static inline unsigned int cv4l2_ctrl_type_boolean(void) { return V4L2_CTRL_TYPE_BOOLEAN; }
+static inline unsigned int cv4l2_ctrl_type_menu(void) { return V4L2_CTRL_TYPE_MENU; }
+static inline unsigned int cv4l2_ctrl_type_integer_menu(void) { return V4L2_CTRL_TYPE_INTEGER_MENU; }
+static inline unsigned int cv4l2_ctrl_type_button(void) { return V4L2_CTRL_TYPE_BUTTON; }
+static inline unsigned int cv4l2_ctrl_type_integer64(void) { return V4L2_CTRL_TYPE_INTEGER64; }
+static inline unsigned int cv4l2_ctrl_type_ctrl_class(void) { return V4L2_CTRL_TYPE_CTRL_CLASS; }
+static inline unsigned int cv4l2_ctrl_type_bitmask(void) { return V4L2_CTRL_TYPE_BITMASK; }
+static inline unsigned int cv4l2_cid_focus_auto(void) { return V4L2_CID_FOCUS_AUTO; }
+static inline unsigned int cv4l2_cid_focus_absolute(void) { return V4L2_CID_FOCUS_ABSOLUTE; }
+static inline unsigned int cv4l2_cid_exposure_auto(void) { return V4L2_CID_EXPOSURE_AUTO; }
+static inline unsigned int cv4l2_cid_exposure_absolute(void) { return V4L2_CID_EXPOSURE_ABSOLUTE; }
+static inline unsigned int cv4l2_cid_exposure_auto_priority(void) { return V4L2_CID_EXPOSURE_AUTO_PRIORITY; }
+static inline unsigned int cv4l2_cid_gain(void) { return V4L2_CID_GAIN; }
+static inline unsigned int cv4l2_cid_autogain(void) { return V4L2_CID_AUTOGAIN; }
+static inline unsigned int cv4l2_cid_auto_white_balance(void) { return V4L2_CID_AUTO_WHITE_BALANCE; }
+static inline unsigned int cv4l2_cid_white_balance_temperature(void) { return V4L2_CID_WHITE_BALANCE_TEMPERATURE; }
+static inline unsigned int cv4l2_cid_zoom_absolute(void) { return V4L2_CID_ZOOM_ABSOLUTE; }
+static inline unsigned int cv4l2_exposure_manual(void) { return V4L2_EXPOSURE_MANUAL; }
+static inline int cv4l2_get_parameters(int fd, struct v4l2_streamparm *p) { return cv4l2_xioctl(fd, VIDIOC_G_PARM, p); }

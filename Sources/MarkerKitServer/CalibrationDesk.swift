@@ -56,6 +56,8 @@ public final class CalibrationDesk: @unchecked Sendable {
         }
         defer { lock.withLock { busy = false } }
         var job = CalibrationJob(target: target, images: views, name: "camera")
+        // The camera's state is in the log beside the views (written with each view).
+        job.camera = try? CaptureLog.read(from: views[0].deletingLastPathComponent().appendingPathComponent("capture.json")).log.camera
         if let model {
             guard let chosen = CameraCalibration.Model(rawValue: model) else {
                 throw MarkerKitError.invalidArgument("unknown lens model '\(model)': opencv5, opencv4, opencv8 or fisheye")

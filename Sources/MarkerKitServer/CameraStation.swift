@@ -90,6 +90,9 @@ public final class CameraStation: @unchecked Sendable {
 
     public var status: StationStatus { lock.withLock { state } }
 
+    /// The camera, when the device is one (its controls, what its lock did).
+    public var camera: V4L2Camera? { feed.camera }
+
     /// The views kept so far, in order.
     public var savedViews: [URL] { lock.withLock { saved } }
 
@@ -116,8 +119,10 @@ public final class CameraStation: @unchecked Sendable {
 
     private func run() {
         var pace = Pace(live: isCamera)
+        var keptByTheSession = 0
         do {
             var session = try Self.session(configuration)
+            defer { keptByTheSession = session.log.images.count }
             setPhase("capturing")
             let outcome = try session.run(feed: feed, shouldStop: { shouldStop }, request: { lock.withLock { defer { keepRequested = false }; return keepRequested } },
                                 onUpdate: { update in
@@ -133,6 +138,9 @@ public final class CameraStation: @unchecked Sendable {
                 pace.wait(until: sourced.time, stop: { shouldStop })
             }
             setPhase(shouldStop ? "stopped" : "ended", message: shouldStop ? nil : "the \(isCamera ? "camera stopped sending" : "video ended"); the kept views stay")
+        } catch MarkerKitError.cameraLost(let message) {
+            lock.withLock { commitPending(saved: keptByTheSession) }
+            setPhase("disconnected", message: "camera disconnected: \(message); the kept views stay and the page goes on")
         } catch let error as MarkerKitError {
             setPhase("failed", message: error.description)
         } catch {

@@ -43,7 +43,7 @@ enum ServerRefusal: Error {
             case .invalidArgument, .badInput: return (.unprocessableContent, error.description)
             case .missingInput: return (.notFound, error.description)
             case .outputExists: return (.conflict, error.description + " (tick replace to overwrite)")
-            case .interrupted: return (.serviceUnavailable, error.description)
+            case .interrupted, .cameraLost: return (.serviceUnavailable, error.description)
             case .cannotWrite, .internalFailure: return (.internalServerError, error.description)
             }
         case let error as NIOTooManyBytesError:

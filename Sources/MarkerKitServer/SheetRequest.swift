@@ -45,12 +45,12 @@ struct SheetRequest: Decodable {
                                          marker: try Self.length(marker, what: "marker"), dictionary: dictionary,
                                          firstID: firstId ?? 0, legacy: legacy ?? false)
             let sheet = try CharucoSheet(board: board, page: page, margin: margin)
-            return ("charuco-\(columns)x\(rows)", try sheet.document(), try sheet.spec())
+            return ("charuco-\(columns)x\(rows)", sheet.document(), sheet.spec())
         case "checkerboard":
             let (columns, rows) = try Checkerboard.parseInnerCorners(inner ?? "")
             let board = try Checkerboard(innerColumns: columns, innerRows: rows, square: try Self.length(square, what: "square"))
             let sheet = try CheckerboardSheet(board: board, page: page, margin: margin, turn: landscape)
-            return ("checkerboard-\(columns)x\(rows)", try sheet.document(), try sheet.spec())
+            return ("checkerboard-\(columns)x\(rows)", sheet.document(), sheet.spec())
         case "markers":
             let selection = try IDSelection(parsing: ids ?? "", dictionary: dictionary)
             let kept = selection.printable(includeAmbiguous: false).kept

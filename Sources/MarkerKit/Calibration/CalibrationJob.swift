@@ -51,6 +51,8 @@ public struct CalibrationJob {
     public var name: String
     /// Threads searching images for the board.
     public var jobs = 1
+    /// The camera the images came from (from the capture log), recorded in the calibration.
+    public var camera: CameraState?
 
     public init(board: Checkerboard, images: [URL], name: String) {
         self.init(target: .checkerboard(board), images: images, name: name)
@@ -68,7 +70,8 @@ public struct CalibrationJob {
     public func run(progress: (Int, Int, String) throws -> Void = { _, _, _ in },
                     checkpoint: () throws -> Void = {}) throws -> Calibrator.Result {
         let (views, width, height) = try calibrator.findBoards(in: images, jobs: jobs, progress: progress)
-        let result = try calibrator.calibrate(views: views, width: width, height: height, name: name)
+        var result = try calibrator.calibrate(views: views, width: width, height: height, name: name)
+        result.calibration.camera = camera
         try checkpoint()
         return result
     }

@@ -27,6 +27,12 @@ public enum CalibrationSummary {
             lines.append(String(format: "  projection uncertainty at infinity: median %.3f px, worst %.3f px at (%.0f, %.0f) (calibrations uncertainty %@)",
                                 map.median, map.worst.sigma, map.worst.x, map.worst.y, c.name))
         }
+        if let camera = c.camera {
+            lines.append("  taken with \(camera.summary)" + (camera.stablePath.map { " (\($0))" } ?? ""))
+            if camera.focusMoved, let range = camera.focusRange {
+                lines.append("  warning: the focus moved from \(range[0]) to \(range[1]) while the views were taken: the calibration mixes focus states (capture again without --no-lock)")
+            }
+        }
         if let p = c.provenance, !p.calibrationTime.isEmpty { lines.append("  calibrated \(p.calibrationTime) by \(p.generator)") }
         return lines
     }

@@ -69,7 +69,7 @@ public struct Calibrator: Sendable {
     }
 
     public struct Result: Sendable {
-        public let calibration: CameraCalibration
+        public var calibration: CameraCalibration
         public let views: [View]
         /// The board's corners in its own frame (x right, y down, z 0), in `units`, by corner ID.
         public let boardPoints: [(Double, Double, Double)]

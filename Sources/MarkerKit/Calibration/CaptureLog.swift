@@ -8,12 +8,15 @@ public struct CaptureLog: Codable, Sendable {
         public let time: Double
         public let parameters: CaptureAssistant.ViewParameters?
         public let sharpness: Double?
+        /// The camera's focus_absolute when the view was kept (cameras with a focus control).
+        public var focus: Int64?
 
-        public init(file: String, time: Double, parameters: CaptureAssistant.ViewParameters?, sharpness: Double?) {
+        public init(file: String, time: Double, parameters: CaptureAssistant.ViewParameters?, sharpness: Double?, focus: Int64? = nil) {
             self.file = file
             self.time = time
             self.parameters = parameters
             self.sharpness = sharpness
+            self.focus = focus
         }
     }
 
@@ -26,6 +29,9 @@ public struct CaptureLog: Codable, Sendable {
     /// A ChArUco board's whole spec (its markers, dictionary, layout); absent for a chessboard.
     public var charuco: BoardSpec?
     public var images: [Entry] = []
+    /// The camera the views came from (absent for video files and image folders), as it was at the
+    /// last view, with the range of focus the views were kept at.
+    public var camera: CameraState?
     public var generator = MarkerKitVersion.generator
 
     public init(source: String, board: Checkerboard?) {

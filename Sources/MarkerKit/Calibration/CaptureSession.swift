@@ -138,7 +138,7 @@ public struct CaptureSession {
             if complete && !save { break }
             guard save else { continue }
             lastSaved = sourced.time
-            saved.append(try self.save(sourced, parameters: parameters, sharpness: sharpness))
+            saved.append(try self.save(sourced, parameters: parameters, sharpness: sharpness, camera: feed.camera))
             if complete { break }
         }
         var outcome = Outcome(saved: saved, log: log)
@@ -147,13 +147,18 @@ public struct CaptureSession {
     }
 
     /// Writes the view and the log with it, both or neither.
-    private mutating func save(_ sourced: SourcedFrame, parameters: CaptureAssistant.ViewParameters?, sharpness: Double?) throws -> URL {
+    private mutating func save(_ sourced: SourcedFrame, parameters: CaptureAssistant.ViewParameters?, sharpness: Double?,
+                               camera: V4L2Camera?) throws -> URL {
         let name = Self.viewName(log.images.count)
         let url = directory.appendingPathComponent(name)
         var files = OutputFiles()
         files.add(try sourced.frame.encoded(as: "png"), at: url)
         var next = log
-        next.images.append(CaptureLog.Entry(file: name, time: sourced.time, parameters: parameters, sharpness: sharpness))
+        var state = camera.map { CameraState(camera: $0) }
+        next.images.append(CaptureLog.Entry(file: name, time: sourced.time, parameters: parameters, sharpness: sharpness, focus: state?.focus))
+        let focus = next.images.compactMap(\.focus)
+        if let low = focus.min(), let high = focus.max() { state?.focusRange = [low, high] }
+        next.camera = state
         files.add(try next.encoded(), at: directory.appendingPathComponent("capture.json"))
         try files.commit()
         log = next

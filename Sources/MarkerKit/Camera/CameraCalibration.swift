@@ -91,6 +91,8 @@ public struct CameraCalibration: Sendable, Equatable {
     /// What projection uncertainty needs (calibrations made by `markerkit calibrate`, and files that
     /// carried it).
     public var projectionCovariance: ProjectionCovariance?
+    /// The camera and its state when the views were taken (calibrations from `capture` and `serve`).
+    public var camera: CameraState?
 
     /// Checks every number: a calibration that exists is always usable.
     public init(name: String, model: Model, cameraMatrix: [Double], distortion: [Double], imageWidth: Int,

@@ -31,6 +31,13 @@ public final class FrameFeed {
         return seconds > 0 ? Double(processed) / seconds : 0
     }
 
-    /// Stops a camera's reading thread (which must be done before the process exits); idempotent.
-    public func stop() { live?.stop() }
+    /// The camera behind the feed, when it is one.
+    public var camera: V4L2Camera? { source as? V4L2Camera }
+
+    /// Stops a camera's reading thread (which must be done before the process exits) and puts the
+    /// camera's controls back as they were; idempotent.
+    public func stop() {
+        live?.stop()
+        camera?.restoreSettings()
+    }
 }

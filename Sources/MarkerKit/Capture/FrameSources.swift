@@ -7,6 +7,8 @@ public enum FrameSources {
         public var fps: Double?
         public var format: PixelConversion.CameraFormat?
         public var color = true
+        /// Controls to set and whether to lock the camera (cameras only).
+        public var setup = V4L2Camera.Setup()
         public init() {}
 
         /// Frame rates a camera may be asked for.
@@ -19,17 +21,30 @@ public enum FrameSources {
         }
     }
 
-    /// Whether the name is a live camera (frames are dropped rather than queued).
+    /// Whether the name is a live camera (frames are dropped rather than queued): a device path, a
+    /// /dev/v4l/by-id/ link, or part of a camera's card name ("C920").
     public static func isCamera(_ name: String) -> Bool {
         if name.hasPrefix("/dev/") { return true }
         var info = stat()
-        return stat(name, &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR
+        if stat(name, &info) == 0 { return (info.st_mode & S_IFMT) == S_IFCHR }
+        return cardName(name) != nil
+    }
+
+    /// The device node a card name stands for, when `name` is not a path that exists.
+    static func cardName(_ name: String) -> String? {
+        guard !name.contains("/"), !FileManager.default.fileExists(atPath: name) else { return nil }
+        return try? V4L2Device.node(matching: name)
     }
 
     public static func open(_ name: String, options: Options = Options()) throws -> FrameSource {
         try options.check()
         if isCamera(name) {
-            return try V4L2Camera(path: name, size: options.size, fps: options.fps, format: options.format, color: options.color)
+            var path = name
+            if !name.hasPrefix("/dev/"), !FileManager.default.fileExists(atPath: name) {
+                path = try V4L2Device.node(matching: name) ?? name
+            }
+            return try V4L2Camera(path: path, size: options.size, fps: options.fps, format: options.format, color: options.color,
+                                  setup: options.setup)
         }
         let catalog = InputCatalog(paths: [name])
         if let problem = catalog.problems.first {

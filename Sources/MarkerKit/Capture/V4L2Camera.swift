@@ -14,24 +14,115 @@ public final class V4L2Camera: FrameSource {
     private let bytesPerLine: Int
     private var index = 0
     private let started = ContinuousClock.now
+    /// The camera's controls (focus, exposure, ...), for reading and setting while it streams.
+    public let controls: V4L2Controls
+    /// Every writable control as it was before MarkerKit changed any: put back by `restoreSettings()`.
+    public let snapshot: CameraLock.Snapshot
+    /// What the lock did ("focus 35 (autofocus off)", "fixed focus"); empty when not locked.
+    public private(set) var locked: [String] = []
+    private var restored = false
+
+    /// How the camera is set up before its frames are used: controls set in order (`name=value`, as
+    /// v4l2-ctl), then, when `lock` is given, after `settle` seconds of streaming for the automatic
+    /// modes to settle, held there (`CameraLock`).
+    public struct Setup: Sendable {
+        public var controls: [String] = []
+        public var lock: CameraLock.Request?
+        public var settle = 1.0
+        public init() {}
+    }
 
     /// Opens and starts streaming. `size` and `fps` nil take the driver's choice; `format` nil picks
-    /// YUYV, then MJPEG, then GREY among what the camera offers.
-    public init(path: String, size: (Int, Int)?, fps: Double?, format requested: PixelConversion.CameraFormat?, color: Bool) throws {
+    /// YUYV, then MJPEG, then GREY among what the camera offers. On any failure the controls already
+    /// changed are put back.
+    public init(path: String, size: (Int, Int)?, fps: Double?, format requested: PixelConversion.CameraFormat?, color: Bool,
+                setup: Setup = Setup()) throws {
         self.path = path
         self.color = color
         let fd = try V4L2Device.open(path)
+        let controls = V4L2Controls(fd: fd, path: path)
+        let snapshot = CameraLock.Snapshot(controls)
         var buffers: [(start: UnsafeMutableRawPointer, length: Int)] = []
         do {
+            let set = try controls.apply(setup.controls)
             let stream = try Self.start(fd: fd, path: path, size: size, fps: fps, requested: requested, buffers: &buffers)
             (format, width, height, bytesPerLine) = stream
+            if let request = setup.lock {
+                if CameraLock.needsSettling(controls) { try Self.drain(fd: fd, path: path, seconds: setup.settle) }
+                locked = try CameraLock.lock(controls, request: request, leave: Set(set.map(\.name)))
+            }
         } catch {
+            snapshot.restore(on: controls)
+            _ = cv4l2_stream_off(fd)
             for b in buffers { _ = cv4l2_munmap(b.start, b.length) }
             _ = cv4l2_close(fd)
             throw error
         }
         self.fd = fd
         self.buffers = buffers
+        self.controls = controls
+        self.snapshot = snapshot
+        capabilities = (try? V4L2Device.capabilities(fd: fd, path: path))
+            ?? V4L2Device.Capabilities(path: path, driver: "", card: "", busInfo: "", canCapture: true, canStream: true)
+        var parameters = v4l2_streamparm()
+        parameters.type = cv4l2_buf_type_capture()
+        framesPerSecond = cv4l2_get_parameters(fd, &parameters) == 0 && parameters.parm.capture.timeperframe.numerator > 0
+            ? Double(parameters.parm.capture.timeperframe.denominator) / Double(parameters.parm.capture.timeperframe.numerator) : nil
+    }
+
+    /// What the driver says the device is (card, driver, bus).
+    public let capabilities: V4L2Device.Capabilities
+    /// The frame rate the driver set, when it says.
+    public let framesPerSecond: Double?
+
+    /// The pixel format as V4L2 names it (YUYV, MJPG, GREY).
+    public var fourcc: String {
+        switch format {
+        case .yuyv: return "YUYV"
+        case .grey: return "GREY"
+        case .mjpeg: return "MJPG"
+        }
+    }
+
+    /// The `/dev/v4l/by-id/` link to this camera, which names it whichever /dev/videoN it got; nil when
+    /// udev made none (or `path` is that link already: then it is `path`).
+    public var stablePath: String? {
+        if path.hasPrefix("/dev/v4l/by-id/") { return path }
+        let directory = "/dev/v4l/by-id"
+        guard let target = realpath(path, nil) else { return nil }
+        defer { free(target) }
+        let device = String(cString: target)
+        let links = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return links.sorted().map { "\(directory)/\($0)" }.first { link in
+            guard let resolved = realpath(link, nil) else { return false }
+            defer { free(resolved) }
+            return String(cString: resolved) == device
+        }
+    }
+
+    /// Puts every control back as it was when the camera was opened (once; later calls do nothing).
+    /// Called when the feed stops and when the camera is released.
+    public func restoreSettings() {
+        guard !restored else { return }
+        restored = true
+        snapshot.restore(on: controls)
+    }
+
+    /// Reads and requeues frames for `seconds` without using them: the automatic modes settle meanwhile.
+    private static func drain(fd: Int32, path: String, seconds: Double) throws {
+        let until = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < until {
+            let ready = cv4l2_wait(fd, 2000)
+            guard ready > 0 else { throw waitError(path, ready) }
+            var buffer = v4l2_buffer()
+            buffer.type = cv4l2_buf_type_capture()
+            buffer.memory = cv4l2_memory_mmap()
+            if cv4l2_dequeue_buffer(fd, &buffer) == 0 {
+                _ = cv4l2_queue_buffer(fd, &buffer)
+            } else if errno != EAGAIN {
+                throw ioctlError("read a frame from", path, errno)
+            }
+        }
     }
 
     private static func start(fd: Int32, path: String, size: (Int, Int)?, fps: Double?, requested: PixelConversion.CameraFormat?,
@@ -83,6 +174,7 @@ public final class V4L2Camera: FrameSource {
     }
 
     deinit {
+        restoreSettings()
         _ = cv4l2_stream_off(fd)
         for b in buffers { _ = cv4l2_munmap(b.start, b.length) }
         _ = cv4l2_close(fd)
@@ -128,14 +220,12 @@ public final class V4L2Camera: FrameSource {
         var buffer = v4l2_buffer()
         while true {
             let ready = cv4l2_wait(fd, 2000)
-            guard ready > 0 else {
-                throw MarkerKitError.badInput(ready == 0 ? "camera '\(path)' sent no frame for 2 s" : "camera '\(path)' failed: \(String(cString: strerror(errno)))")
-            }
+            guard ready > 0 else { throw Self.waitError(path, ready, after: index) }
             buffer = v4l2_buffer()
             buffer.type = cv4l2_buf_type_capture()
             buffer.memory = cv4l2_memory_mmap()
             if cv4l2_dequeue_buffer(fd, &buffer) == 0 { break }
-            guard errno == EAGAIN else { throw Self.ioctlError("read a frame from", path, errno) }
+            guard errno == EAGAIN else { throw Self.ioctlError("read a frame from", path, errno, after: index) }
         }
         defer { _ = cv4l2_queue_buffer(fd, &buffer) }
         let b = buffers[Int(buffer.index)]
@@ -149,8 +239,24 @@ public final class V4L2Camera: FrameSource {
         return true
     }
 
-    static func ioctlError(_ what: String, _ path: String, _ code: Int32) -> MarkerKitError {
-        code == EBUSY ? .badInput("camera '\(path)' is busy: another program is using it")
-            : .badInput("cannot \(what) camera '\(path)': \(String(cString: strerror(code)))")
+    static func ioctlError(_ what: String, _ path: String, _ code: Int32, after frames: Int? = nil) -> MarkerKitError {
+        switch code {
+        case EBUSY: return .badInput("camera '\(path)' is busy: another program is using it")
+        // A UVC camera pulled out: its node answers ENODEV (EIO and ENXIO on some drivers) until closed.
+        case ENODEV, EIO, ENXIO: return lost(path, after: frames)
+        default: return .badInput("cannot \(what) camera '\(path)': \(String(cString: strerror(code)))")
+        }
+    }
+
+    /// A wait that ended without a frame: a timeout (2 s), or the camera gone.
+    static func waitError(_ path: String, _ ready: Int32, after frames: Int? = nil) -> MarkerKitError {
+        let code = errno
+        if !FileManager.default.fileExists(atPath: path) { return lost(path, after: frames) }
+        if ready < 0 { return ioctlError("wait for", path, code, after: frames) }
+        return .badInput("camera '\(path)' sent no frame for 2 s")
+    }
+
+    static func lost(_ path: String, after frames: Int?) -> MarkerKitError {
+        .cameraLost("camera '\(path)' disconnected" + (frames.map { " after \($0) frame\($0 == 1 ? "" : "s")" } ?? "") + " (unplugged?)")
     }
 }

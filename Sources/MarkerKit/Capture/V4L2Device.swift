@@ -106,13 +106,41 @@ public struct V4L2Device: Sendable {
             .map { "\(directory)/\($0)" }
     }
 
-    /// The `capture --list` text: every device with card, driver, formats, sizes and rates.
+    /// The camera whose card name contains `text` (case ignored: "C920" for "HD Pro Webcam C920"), so a
+    /// camera is named the same whichever /dev/videoN it got; nil when none does. Two that match are
+    /// refused with both named.
+    public static func node(matching text: String, in directory: String = "/dev") throws -> String? {
+        let cards = deviceNodes(in: directory).compactMap { node -> (node: String, card: String)? in
+            guard let caps = try? capabilities(of: node), caps.canCapture else { return nil }
+            return (node, caps.card)
+        }
+        return try choose(text, among: cards)
+    }
+
+    /// The node among `cards` whose card name contains `text`; pure, so it is tested without cameras.
+    static func choose(_ text: String, among cards: [(node: String, card: String)]) throws -> String? {
+        let wanted = text.trimmingCharacters(in: .whitespaces).lowercased()
+        guard !wanted.isEmpty else { return nil }
+        let matches = cards.filter { $0.card.lowercased().contains(wanted) }
+        guard matches.count <= 1 else {
+            throw MarkerKitError.invalidArgument("'\(text)' names \(matches.count) cameras: " + matches.map { "\($0.node) (\($0.card))" }.joined(separator: ", ") + "; give the /dev/video path or /dev/v4l/by-id/ name")
+        }
+        return matches.first?.node
+    }
+
+    /// The `capture --list` text: every device with card, driver, formats, sizes and rates, and its
+    /// controls (names, ranges, defaults, current values and menus as v4l2-ctl lists them).
     public static func listing(in directory: String = "/dev") -> String {
         let nodes = deviceNodes(in: directory)
         guard !nodes.isEmpty else {
             return "no video devices (\(directory)/video* is absent): connect a camera, or read a video file or image folder instead"
         }
-        return nodes.map { node in
+        return listing(of: nodes)
+    }
+
+    /// The `capture --list` text for these device nodes.
+    public static func listing(of nodes: [String]) -> String {
+        nodes.map { node in
             do {
                 let fd = try open(node)
                 defer { _ = cv4l2_close(fd) }
@@ -125,6 +153,7 @@ public struct V4L2Device: Sendable {
                     }
                     lines.append("  \(format.fourcc.padding(toLength: 5, withPad: " ", startingAt: 0)) \(format.description): \(sizes.joined(separator: ", "))")
                 }
+                lines += controlListing(V4L2Controls(fd: fd, path: node).all())
                 return lines.joined(separator: "\n")
             } catch let error as MarkerKitError {
                 return "\(node): \(error.description)"
@@ -132,6 +161,21 @@ public struct V4L2Device: Sendable {
                 return "\(node): \(error)"
             }
         }.joined(separator: "\n")
+    }
+
+    /// The controls as v4l2-ctl --list-ctrls-menus shows them, under their class headings.
+    static func controlListing(_ controls: [V4L2Control]) -> [String] {
+        guard !controls.isEmpty else { return ["  no controls"] }
+        var lines: [String] = []
+        var section: String?
+        for control in controls {
+            if control.section != section {
+                section = control.section
+                lines.append("  \(control.section.isEmpty ? "Controls" : control.section)")
+            }
+            lines += control.listing.map { "  " + $0 }
+        }
+        return lines
     }
 
     static func openError(path: String, errno code: Int32) -> MarkerKitError {

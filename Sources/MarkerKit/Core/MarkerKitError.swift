@@ -16,11 +16,13 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
     case internalFailure(String)
     /// The user stopped a long run with Ctrl-C (SIGINT) or SIGTERM before it wrote anything.
     case interrupted(String)
+    /// A camera that went away while streaming (unplugged, its driver reset): what was saved stays.
+    case cameraLost(String)
 
     public var description: String {
         switch self {
         case .invalidArgument(let m), .missingInput(let m), .badInput(let m), .cannotWrite(let m),
-             .internalFailure(let m), .interrupted(let m):
+             .internalFailure(let m), .interrupted(let m), .cameraLost(let m):
             return m
         case .outputExists(let path):
             return "'\(path)' exists (not replaced)"
@@ -30,7 +32,7 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
     /// The process exit code for this failure (BSD sysexits, as the README documents).
     /// Every non-zero code markerkit exits with (README, `markerkit --help`): 1 for a partial failure
     /// (some inputs unreadable) and the sysexits codes below.
-    public static let documentedExitCodes: Set<Int32> = [1, 64, 65, 66, 70, 73, 130]
+    public static let documentedExitCodes: Set<Int32> = [1, 64, 65, 66, 70, 73, 74, 130]
 
     public var exitCode: Int32 {
         switch self {
@@ -39,6 +41,7 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
         case .missingInput: return 66     // EX_NOINPUT
         case .internalFailure: return 70  // EX_SOFTWARE
         case .cannotWrite, .outputExists: return 73 // EX_CANTCREAT
+        case .cameraLost: return 74       // EX_IOERR
         case .interrupted: return 130     // 128 + SIGINT, as shells report Ctrl-C
         }
     }

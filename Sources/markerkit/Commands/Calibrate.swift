@@ -71,6 +71,7 @@ struct Calibrate: ParsableCommand {
         let reportTarget = try reportDestination(report, force: force)
 
         var job = CalibrationJob(target: target, images: inputs.images, name: name)
+        job.camera = inputs.log?.camera
         try lens.apply(to: &job.calibrator)
         job.jobs = jobCount
         let progress = ProgressBar(label: "finding boards")

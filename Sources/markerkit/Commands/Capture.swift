@@ -23,9 +23,10 @@ struct Capture: ParsableCommand {
         """
     )
 
-    @Flag(help: "List every video device with its formats, sizes and rates.") var list = false
-    @Option(help: ArgumentHelp("A camera (/dev/video0), a video file or a folder of images.", valueName: "device")) var device: String?
+    @Flag(help: "List every video device with its formats, sizes, rates and controls.") var list = false
+    @Option(help: ArgumentHelp("A camera (/dev/video0, a /dev/v4l/by-id/ link, or part of its name such as C920), a video file or a folder of images.", valueName: "device")) var device: String?
     @OptionGroup var camera: CameraOptions
+    @OptionGroup var lock: LockOptions
     @Option(name: .customLong("out"), help: ArgumentHelp("Folder for the saved frames and capture.json (created when missing).", valueName: "dir")) var out: String?
     @Option(help: "How many frames or views to save, 1-10000.") var count: Int = 30
     @Option(help: ArgumentHelp("The board spec from 'markerkit generate checkerboard' or 'generate charuco'.", valueName: "board.json")) var board: String?
@@ -38,7 +39,7 @@ struct Capture: ParsableCommand {
     @Flag(help: "Replace files that exist in --out, and an existing calibration with --calibrate.") var force = false
 
     func run() throws {
-        if list { return print(V4L2Device.listing()) }
+        if list { return print(device.map { V4L2Device.listing(of: [$0]) } ?? V4L2Device.listing()) }
         guard let device else { throw MarkerKitError.invalidArgument("give --device (a camera, video file or image folder), or --list") }
         guard let out else { throw MarkerKitError.invalidArgument("give --out DIR for the saved frames") }
         try InputRange.check(count, in: CaptureSession.counts, "--count")
@@ -57,12 +58,14 @@ struct Capture: ParsableCommand {
         var session = try CaptureSession(directory: URL(fileURLWithPath: out), source: device, target: target, count: count, trigger: trigger,
                                          untilSigma: untilSigma)
         try session.checkDestination(force: force)
-        let feed = try camera.open(device, color: true)
+        let lockRequest = try lock.request()
+        let feed = try camera.open(device, color: true, lock: lockRequest)
         defer { feed.stop() } // also when a frame throws: the reading thread must be done before exit
+        reportCameraSetup(feed.camera, locking: lockRequest != nil)
         let directory = try OutputFolder(out, option: "--out").url
         let preview = PreviewWindow(title: "markerkit capture")
         Interrupt.install()
-        let outcome = try session.run(feed: feed, shouldStop: { Interrupt.requested }, request: {
+        let outcome = try keepingViews(in: directory, kept: { session.log.images.count }) { try session.run(feed: feed, shouldStop: { Interrupt.requested }, request: {
             switch keys?.poll() {
             case .save: return true
             case .quit: Interrupt.requested = true; return false
@@ -78,7 +81,7 @@ struct Capture: ParsableCommand {
                 }
                 if preview.show(picture) == "q" { Interrupt.requested = true }
             }
-        })
+        }) }
         feed.stop()
         endStatus()
         keys?.restore()
@@ -86,10 +89,23 @@ struct Capture: ParsableCommand {
         print("saved \(saved) frame\(saved == 1 ? "" : "s") in \(directory.relativePath)/ with capture.json (\(feed.processed) frames seen, \(feed.dropped) dropped)\(Interrupt.requested ? ", stopped by Ctrl-C" : "")")
         if let u = outcome.uncertainty { print(CaptureStatus.uncertaintyLine(u, target: untilSigma)) }
         if let calibrate, let target, let location {
-            let result = try CalibrationJob(target: target, images: outcome.saved, name: location.name ?? calibrate).run()
+            var job = CalibrationJob(target: target, images: outcome.saved, name: location.name ?? calibrate)
+            job.camera = outcome.log.camera
+            let result = try job.run()
             for line in CalibrationSummary.lines(for: result.calibration) { print(line) }
             try location.write(result.calibration, force: force)
             print("stored \(location.url.relativePath)")
+        }
+    }
+
+    /// Runs the capture; a camera lost on the way ends it with one line that says what was kept.
+    private func keepingViews(in directory: URL, kept: () -> Int, _ body: () throws -> CaptureSession.Outcome) throws -> CaptureSession.Outcome {
+        do {
+            return try body()
+        } catch MarkerKitError.cameraLost(let message) {
+            endStatus()
+            let kept = kept()
+            throw MarkerKitError.cameraLost("\(message); \(kept) view\(kept == 1 ? "" : "s") kept in \(directory.relativePath)/" + (kept > 0 ? " with capture.json" : ""))
         }
     }
 }

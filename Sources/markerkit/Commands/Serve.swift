@@ -27,8 +27,9 @@ struct Serve: ParsableCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("A camera (/dev/video0), a video file or a folder of images.", valueName: "device")) var device = "/dev/video0"
+    @Option(help: ArgumentHelp("A camera (/dev/video0, a /dev/v4l/by-id/ link, or part of its name such as C920), a video file or a folder of images.", valueName: "device")) var device = "/dev/video0"
     @OptionGroup var camera: CameraOptions
+    @OptionGroup var lock: LockOptions
     @Option(help: ArgumentHelp("The board spec from 'markerkit generate checkerboard' or 'generate charuco'; without it markers are shown and views kept on request.", valueName: "board.json"))
     var board: String?
     @OptionGroup var dictionaryOption: DictionaryOption
@@ -52,7 +53,7 @@ struct Serve: ParsableCommand {
         let target = try board.map { try BoardSpec.read(from: URL(fileURLWithPath: $0)).calibrationTarget() }
         let views = try OutputFolder(out ?? Self.defaultFolder(), option: "--out")
         var station = CameraStation.Configuration(device: device, directory: views.url)
-        station.options = try camera.options(color: true)
+        station.options = try camera.options(color: true, lock: try lock.request())
         station.target = target
         station.dictionary = dictionaryOption.dictionary
         station.count = count
@@ -69,6 +70,7 @@ struct Serve: ParsableCommand {
             views.removeIfCreated()
             throw error
         }
+        reportCameraSetup(server.station.camera, locking: station.options.setup.lock != nil)
         Interrupt.unblock()
         let shown = host.contains(":") ? "[\(host)]" : host
         let token = settings.token, open = !server.pageNeedsToken, folder = station.directory.relativePath

@@ -25,9 +25,11 @@ struct Track: ParsableCommand {
     @OptionGroup var forceOption: ForceOption
     @Option(help: ArgumentHelp("Write one JSON object per frame and line to this file, or - for stdout.", valueName: "file|-")) var jsonl: String?
     @Option(help: ArgumentHelp("Record the annotated picture to a video file (.avi or .mp4).", valueName: "file")) var record: String?
+    @Flag(name: .customLong("no-scale"), help: "Refuse a camera streaming another size than the calibration's (by default a size of the same aspect ratio gets the intrinsics scaled).")
+    var noScale = false
 
     func run() throws {
-        let estimator = try poseOptions.estimator()
+        var estimator = try poseOptions.estimator()
         let transform = try source.transform()
         let recordURL = record.map { URL(fileURLWithPath: $0) }
         if let recordURL {
@@ -40,6 +42,13 @@ struct Track: ParsableCommand {
         let isCamera = source.isCamera
         let feed = try source.open(color: recordURL != nil)
         defer { feed.stop() } // also when a frame throws: the reading thread must be done before exit
+        reportCameraSetup(feed.camera, locking: true)
+        if let camera = feed.camera, let stored = estimator {
+            let fit = try CalibrationFit(stored.calibration, width: camera.width, height: camera.height, live: CameraState(camera: camera), scale: !noScale)
+            fit.notices.forEach(note)
+            fit.warnings.forEach(warn)
+            estimator = MarkerPoseEstimator(calibration: fit.calibration, side: stored.side)
+        }
         var analyzer = MarkerFrameAnalyzer(poseEstimator: estimator, transform: transform)
         analyzer.detector = MarkerDetector(dictionary: dictionaryOption.dictionary)
         var lines = try jsonl.map { _ in try JSONLines(url: jsonURL) }
@@ -51,7 +60,8 @@ struct Track: ParsableCommand {
         // One frame kept and read into again and again (with the analyzer's and the JSON writer's kept
         // buffers, a stream of one size allocates nothing per frame).
         var sourced = SourcedFrame.empty
-        while !Interrupt.requested, try feed.next(into: &sourced) {
+        var lost: String?
+        while !Interrupt.requested, try nextFrame(feed, into: &sourced, lost: &lost) {
             let (result, annotated) = try analyzer.analyze(sourced, annotate: recordURL != nil || preview.isAvailable)
             if let annotated, preview.show(annotated) == "q" { break }
             try lines?.write(result)
@@ -76,5 +86,17 @@ struct Track: ParsableCommand {
                              Interrupt.requested ? " (stopped by Ctrl-C)" : "")
         if jsonl == "-" { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
         if let url = writer?.url { print("recorded \(url.relativePath)") }
+        if let lost { throw MarkerKitError.cameraLost(lost + "; everything up to then is written") }
+    }
+
+    /// The next frame; a camera lost on the way ends the stream like its end (so what was written is
+    /// finished and kept), with the reason in `lost`.
+    private func nextFrame(_ feed: FrameFeed, into sourced: inout SourcedFrame, lost: inout String?) throws -> Bool {
+        do {
+            return try feed.next(into: &sourced)
+        } catch MarkerKitError.cameraLost(let message) {
+            lost = message
+            return false
+        }
     }
 }

@@ -6,6 +6,23 @@ func note(_ message: String) {
     FileHandle.standardError.write(Data("markerkit: note: \(message)\n".utf8))
 }
 
+/// A line on stderr about something that may make the result wrong.
+func warn(_ message: String) {
+    FileHandle.standardError.write(Data("markerkit: warning: \(message)\n".utf8))
+}
+
+/// What was done to a camera's controls, or what was left moving, in one line (nothing for files).
+func reportCameraSetup(_ camera: V4L2Camera?, locking: Bool) {
+    guard let camera else { return }
+    if camera.locked == ["fixed focus"] {
+        note("camera '\(camera.path)' has a fixed focus and no exposure or white balance control: nothing to hold")
+    } else if !camera.locked.isEmpty {
+        note("camera held for calibration: \(camera.locked.joined(separator: ", ")); put back when markerkit stops (--no-lock leaves it alone)")
+    } else if !locking, let autofocus = camera.controls.all().first(where: { $0.name == "focus_automatic_continuous" }), autofocus.value == 1 {
+        warn("autofocus is on (--no-lock): a focus that moves between views makes the calibration wrong")
+    }
+}
+
 /// One error on stderr, for a run that goes on with its other inputs.
 func report(_ error: MarkerKitError) {
     FileHandle.standardError.write(Data("markerkit: error: \(error.cliMessage)\n".utf8))

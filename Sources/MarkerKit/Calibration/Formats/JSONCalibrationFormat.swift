@@ -34,6 +34,8 @@ enum JSONCalibrationFormat {
             var views: Int
         }
         var projectionCovariance: Covariance?
+        /// The camera and its state when the views were taken.
+        var camera: CameraState?
         var generator = MarkerKitVersion.generator
     }
 
@@ -47,6 +49,7 @@ enum JSONCalibrationFormat {
         var file = File(cameraName: c.name, model: c.model.rawValue, imageWidth: c.imageWidth, imageHeight: c.imageHeight,
                         cameraMatrix: c.cameraMatrix, distortionCoefficients: c.distortion, quality: quality)
         file.projectionCovariance = c.projectionCovariance.map { File.Covariance(matrix: $0.matrix, noise: $0.noise, views: $0.views) }
+        file.camera = c.camera
         return try JSONFile.encode(file)
     }
 
@@ -71,6 +74,7 @@ enum JSONCalibrationFormat {
         calibration.projectionCovariance = try file.projectionCovariance.map {
             try ProjectionCovariance(matrix: $0.matrix, noise: $0.noise, views: $0.views, model: model)
         }
+        calibration.camera = file.camera
         return calibration
     }
 }

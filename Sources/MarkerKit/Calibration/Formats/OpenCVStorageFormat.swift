@@ -47,6 +47,7 @@ enum OpenCVStorageFormat {
         }
         try check(cvb_storage_write_string(storage, "camera_name", c.name))
         try check(cvb_storage_write_string(storage, "model", c.model.rawValue))
+        if let camera = c.camera { try writeCamera(camera, to: storage) }
         if let p = c.provenance {
             try check(cvb_storage_write_string(storage, "detector", p.detector))
             try check(cvb_storage_write_string(storage, "generator", p.generator))
@@ -116,7 +117,43 @@ enum OpenCVStorageFormat {
             }
             calibration.projectionCovariance = try ProjectionCovariance(matrix: values, noise: noise, views: try wholeNumber(views, "covariance_views"), model: model)
         }
+        calibration.camera = try readCamera(reader)
         return calibration
+    }
+
+    /// The camera's state as `device_*` keys (strings, the frame rate, and one integer per optics control,
+    /// `device_focus_absolute`), which other readers of the file ignore.
+    static func writeCamera(_ camera: CameraState, to storage: OpaquePointer?) throws {
+        let strings = [("device_path", camera.device), ("device_stable_path", camera.stablePath ?? ""), ("device_card", camera.card),
+                       ("device_driver", camera.driver), ("device_bus_info", camera.busInfo), ("device_pixel_format", camera.pixelFormat)]
+        for (key, value) in strings where !value.isEmpty { try check(cvb_storage_write_string(storage, key, value)) }
+        try check(cvb_storage_write_int(storage, "device_width", try int32(camera.width, "device_width")))
+        try check(cvb_storage_write_int(storage, "device_height", try int32(camera.height, "device_height")))
+        if let fps = camera.fps { try check(cvb_storage_write_real(storage, "device_fps", fps)) }
+        for name in CameraState.opticsControls {
+            if let value = camera.optics[name] { try check(cvb_storage_write_int(storage, "device_\(name)", try int32(Int(value), name))) }
+        }
+        if let range = camera.focusRange, range.count == 2 {
+            try check(cvb_storage_write_int(storage, "device_focus_min", try int32(Int(range[0]), "device_focus_min")))
+            try check(cvb_storage_write_int(storage, "device_focus_max", try int32(Int(range[1]), "device_focus_max")))
+        }
+    }
+
+    static func readCamera(_ reader: Reader) throws -> CameraState? {
+        guard let width = try reader.real("device_width"), let height = try reader.real("device_height") else { return nil }
+        var optics: [String: Int64] = [:]
+        for name in CameraState.opticsControls {
+            if let value = try reader.real("device_\(name)") { optics[name] = Int64(try wholeNumber(value, "device_\(name)")) }
+        }
+        var camera = CameraState(device: try reader.string("device_path") ?? "", stablePath: try reader.string("device_stable_path"),
+                                 card: try reader.string("device_card") ?? "", driver: try reader.string("device_driver") ?? "",
+                                 busInfo: try reader.string("device_bus_info") ?? "", pixelFormat: try reader.string("device_pixel_format") ?? "",
+                                 width: try wholeNumber(width, "device_width"), height: try wholeNumber(height, "device_height"),
+                                 fps: try reader.real("device_fps").flatMap { $0.isFinite && $0 > 0 ? $0 : nil }, optics: optics)
+        if let low = try reader.real("device_focus_min"), let high = try reader.real("device_focus_max") {
+            camera.focusRange = [Int64(try wholeNumber(low, "device_focus_min")), Int64(try wholeNumber(high, "device_focus_max"))]
+        }
+        return camera
     }
 
     /// A count or size as FileStorage's 32-bit integer.
