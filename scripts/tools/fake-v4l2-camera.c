@@ -130,8 +130,10 @@
 // the camera sent in the process. One descriptor streams at a time (REQBUFS from another: EBUSY); closing it
 // frees its buffers, as vb2 does. In steady state streaming allocates nothing: buffers, render planes and the
 // JPEG encoder's memory are set up before the stream runs (MJPG with gain encodes every frame, for the noise:
-// about 25 ms at 1920x1080 here). A camera's descriptor is one of /dev/null. Not simulated: read() I/O
-// (uvcvideo has none either), control events, epoll.
+// about 25 ms at 1920x1080 here). A camera's descriptor is one of /dev/null; stat() and access() of its path
+// answer a character device 81:200+i, and /sys/dev/char/81:200+i/uevent (read by v4l2-ctl to tell what a
+// node is) says video, so v4l2-ctl works with it too. Not simulated: read() I/O (uvcvideo has none either),
+// control events, epoll.
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
@@ -152,6 +154,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -1638,6 +1642,110 @@ int openat64(int dir, const char *path, int flags, ...) {
 int __openat_2(int dir, const char *path, int flags) { return openat(dir, path, flags); }
 
 int __openat64_2(int dir, const char *path, int flags) { return openat(dir, path, flags); }
+
+// stat() of a camera's path: a character device (v4l2-ctl will not open a path it cannot stat; MarkerKit
+// takes any character device for a camera), of major 81 as V4L2 nodes are. -2: not a camera's path.
+static int stat_camera(const char *path, struct stat *st) {
+    pthread_mutex_lock(&fake.lock);
+    load();
+    device *d = device_at(path);
+    int result = !d ? -2 : d->gone ? fail(ENOENT) : 0;
+    pthread_mutex_unlock(&fake.lock);
+    if (result == 0) {
+        memset(st, 0, sizeof *st);
+        st->st_mode = S_IFCHR | 0660;
+        st->st_rdev = makedev(81, 200 + d->number);
+        st->st_nlink = 1;
+        st->st_blksize = 4096;
+    }
+    return result;
+}
+
+int stat(const char *path, struct stat *st) {
+    int result = stat_camera(path, st);
+    if (result != -2) return result;
+    int (*real)(const char *, struct stat *) = dlsym(RTLD_NEXT, "stat");
+    return real(path, st);
+}
+
+int lstat(const char *path, struct stat *st) {
+    int result = stat_camera(path, st);
+    if (result != -2) return result;
+    int (*real)(const char *, struct stat *) = dlsym(RTLD_NEXT, "lstat");
+    return real(path, st);
+}
+
+int stat64(const char *path, struct stat64 *st) {
+    int result = stat_camera(path, (struct stat *)st);
+    if (result != -2) return result;
+    int (*real)(const char *, struct stat64 *) = dlsym(RTLD_NEXT, "stat64");
+    return real(path, st);
+}
+
+int lstat64(const char *path, struct stat64 *st) {
+    int result = stat_camera(path, (struct stat *)st);
+    if (result != -2) return result;
+    int (*real)(const char *, struct stat64 *) = dlsym(RTLD_NEXT, "lstat64");
+    return real(path, st);
+}
+
+int fstatat(int dir, const char *path, struct stat *st, int flags) {
+    int result = (dir == AT_FDCWD || path[0] == '/') && path[0] ? stat_camera(path, st) : -2;
+    if (result != -2) return result;
+    int (*real)(int, const char *, struct stat *, int) = dlsym(RTLD_NEXT, "fstatat");
+    return real(dir, path, st, flags);
+}
+
+int fstatat64(int dir, const char *path, struct stat64 *st, int flags) {
+    int result = (dir == AT_FDCWD || path[0] == '/') && path[0] ? stat_camera(path, (struct stat *)st) : -2;
+    if (result != -2) return result;
+    int (*real)(int, const char *, struct stat64 *, int) = dlsym(RTLD_NEXT, "fstatat64");
+    return real(dir, path, st, flags);
+}
+
+// v4l2-ctl finds what a node is from /sys/dev/char/MAJOR:MINOR/uevent (read with an ifstream: fopen64):
+// the camera's says it is a video node.
+static FILE *uevent(const char *path) {
+    unsigned major_number, minor_number;
+    char end;
+    if (sscanf(path, "/sys/dev/char/%u:%u/uevent%c", &major_number, &minor_number, &end) != 2 || major_number != 81) return NULL;
+    pthread_mutex_lock(&fake.lock);
+    load();
+    device *d = minor_number >= 200 && minor_number < 200u + (unsigned)fake.devices ? &fake.device[minor_number - 200] : NULL;
+    pthread_mutex_unlock(&fake.lock);
+    if (!d) return NULL;
+    char text[128]; // v4l2-ctl wants "video" and a digit
+    int n = snprintf(text, sizeof text, "MAJOR=81\nMINOR=%u\nDEVNAME=video%u\n", minor_number, minor_number);
+    int ends[2]; // a pipe holding the text: libstdc++ reads the FILE's descriptor, so fmemopen will not do
+    if (pipe2(ends, O_CLOEXEC) != 0) return NULL;
+    ssize_t written = write(ends[1], text, (size_t)n);
+    real_close(ends[1]);
+    FILE *f = written == n ? fdopen(ends[0], "r") : NULL;
+    if (!f) real_close(ends[0]);
+    return f;
+}
+
+FILE *fopen(const char *path, const char *mode) {
+    FILE *f = path ? uevent(path) : NULL;
+    if (f) return f;
+    FILE *(*real)(const char *, const char *) = dlsym(RTLD_NEXT, "fopen");
+    return real(path, mode);
+}
+
+FILE *fopen64(const char *path, const char *mode) {
+    FILE *f = path ? uevent(path) : NULL;
+    if (f) return f;
+    FILE *(*real)(const char *, const char *) = dlsym(RTLD_NEXT, "fopen64");
+    return real(path, mode);
+}
+
+int access(const char *path, int mode) {
+    struct stat st;
+    int result = stat_camera(path, &st);
+    if (result != -2) return result;
+    int (*real)(const char *, int) = dlsym(RTLD_NEXT, "access");
+    return real(path, mode);
+}
 
 int close(int fd) {
     resolve();
