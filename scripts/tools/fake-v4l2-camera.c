@@ -133,7 +133,7 @@
 // about 25 ms at 1920x1080 here). A camera's descriptor is one of /dev/null; stat() and access() of its path
 // answer a character device 81:200+i, and /sys/dev/char/81:200+i/uevent (read by v4l2-ctl to tell what a
 // node is) says video, so v4l2-ctl works with it too. Not simulated: read() I/O (uvcvideo has none either),
-// control events, epoll.
+// control events, epoll. scripts/fake-camera-check checks all of the above (make test runs it).
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
