@@ -16,11 +16,14 @@ demo:
 	$(SWIFT) build -c release
 	scripts/demo $(BIN) demo-output
 
-# The suite, then another package built against MarkerKit by version (Examples/DetectMarkers), then the
-# allocation check: track from a (fake) camera allocates nothing per frame; only an optimised build can
-# show that, so it builds one. Last, `make install` into a temporary prefix, used from there, uninstalled.
+# First the fake camera the camera tests run against (scripts/fake-camera-check: it behaves as a C920 through
+# uvcvideo does), then the suite, then another package built against MarkerKit by version
+# (Examples/DetectMarkers), then the allocation check: track from a (fake) camera allocates nothing per frame;
+# only an optimised build can show that, so it builds one. Last, `make install` into a temporary prefix, used
+# from there, uninstalled.
 test:
 	scripts/install-deps --test
+	scripts/fake-camera-check
 	$(SWIFT) build
 	$(SWIFT) test
 	scripts/example-package-check
