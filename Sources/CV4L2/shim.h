@@ -125,3 +125,4 @@ static inline unsigned int cv4l2_cid_white_balance_temperature(void) { return V4
 static inline unsigned int cv4l2_cid_zoom_absolute(void) { return V4L2_CID_ZOOM_ABSOLUTE; }
 static inline unsigned int cv4l2_exposure_manual(void) { return V4L2_EXPOSURE_MANUAL; }
 static inline int cv4l2_get_parameters(int fd, struct v4l2_streamparm *p) { return cv4l2_xioctl(fd, VIDIOC_G_PARM, p); }
+static inline int cv4l2_get_format(int fd, struct v4l2_format *f) { return cv4l2_xioctl(fd, VIDIOC_G_FMT, f); }

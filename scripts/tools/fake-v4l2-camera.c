@@ -56,7 +56,8 @@
 //                                 POLLERR|POLLHUP|POLLPRI; select: readable, writable and exceptional), every
 //                                 ioctl on a descriptor of it fails with ENODEV (DQBUF, STREAMOFF, ...), mmap
 //                                 too, close works, and opening the path again fails with ENOENT (the device
-//                                 node is gone) for the rest of the process.
+//                                 node is gone) for the rest of the process. The state file is removed: a
+//                                 camera plugged in again starts at its power-on values.
 //
 // Controls (both models): what a C920 lists through uvcvideo (`v4l2-ctl --list-ctrls-menus`, kernel 6.5,
 // the same README): brightness, contrast, saturation 0-255 (128); white_balance_automatic (bool, 1);
@@ -1341,7 +1342,12 @@ static int dequeue(device *d, int fd, struct v4l2_buffer *b) {
         }
         kill(getpid(), SIGINT);
     }
-    if (d->unplug_after > 0 && d->total >= d->unplug_after) d->gone = 1;
+    if (d->unplug_after > 0 && d->total >= d->unplug_after) {
+        d->gone = 1;
+        // A UVC camera keeps its controls only while powered: plugged in again, it starts at its power-on
+        // values, so the state file (the camera's memory) goes with it.
+        if (d->state_file[0]) unlink(d->state_file);
+    }
     return 0;
 }
 

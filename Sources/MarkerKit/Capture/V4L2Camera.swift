@@ -141,7 +141,18 @@ public final class V4L2Camera: FrameSource {
         case .mjpeg: f.fmt.pix.pixelformat = cv4l2_pix_mjpeg()
         }
         f.fmt.pix.field = cv4l2_field_any()
-        if let (w, h) = size { f.fmt.pix.width = UInt32(w); f.fmt.pix.height = UInt32(h) }
+        if let (w, h) = size {
+            f.fmt.pix.width = UInt32(w); f.fmt.pix.height = UInt32(h)
+        } else {
+            // No size asked: keep the one the device is set to. Sending 0x0 would let the driver pick
+            // the nearest size to nothing, which uvcvideo does: a C920 then streams 160x90.
+            var current = v4l2_format()
+            current.type = cv4l2_buf_type_capture()
+            if cv4l2_get_format(fd, &current) == 0 {
+                f.fmt.pix.width = current.fmt.pix.width
+                f.fmt.pix.height = current.fmt.pix.height
+            }
+        }
         guard cv4l2_set_format(fd, &f) == 0 else { throw ioctlError("set the format of", path, errno) }
         if let (w, h) = size, (Int(f.fmt.pix.width), Int(f.fmt.pix.height)) != (w, h) {
             throw MarkerKitError.badInput("camera '\(path)' cannot deliver \(w)x\(h) in \(chosen.rawValue.uppercased()); it offered \(f.fmt.pix.width)x\(f.fmt.pix.height) (see markerkit capture --list)")
