@@ -73,8 +73,14 @@ import Yams
         all.append(try calibrate(.fisheye).calibration)
         all.append(try CameraCalibration(name: "pin", model: .pinhole, cameraMatrix: [800.125, 0, 320.5, 0, 801.0625, 240.25, 0, 0, 1],
                                          distortion: [], imageWidth: 640, imageHeight: 480))
-        all.append(try CameraCalibration(name: "four", model: .opencv4, cameraMatrix: [600.1, 0, 330.3, 0, 601.7, 250.9, 0, 0, 1],
-                                         distortion: [-0.1234567890123, 0.0456, 1e-4, -2e-5], imageWidth: 800, imageHeight: 600))
+        var four = try CameraCalibration(name: "four", model: .opencv4, cameraMatrix: [600.1, 0, 330.3, 0, 601.7, 250.9, 0, 0, 1],
+                                         distortion: [-0.1234567890123, 0.0456, 1e-4, -2e-5], imageWidth: 800, imageHeight: 600)
+        // A calibration made through a camera carries the camera's state (issue 29).
+        four.camera = CameraState(device: "/dev/video2", stablePath: "/dev/v4l/by-id/usb-046d_HD_Pro_Webcam_C920_1234ABCD-video-index0",
+                                  card: "HD Pro Webcam C920", driver: "uvcvideo", busInfo: "usb-0000:00:14.0-1", pixelFormat: "MJPG",
+                                  width: 800, height: 600, fps: 24, optics: ["focus_automatic_continuous": 0, "focus_absolute": 35, "zoom_absolute": 100],
+                                  focusRange: [30, 35])
+        all.append(four)
         return all
     }
 
