@@ -54,6 +54,13 @@ struct ServerRoutes {
             let url = try await Blocking.run { try desk.store(name: body.name, force: body.force ?? false) }
             return Response.json(StoreAnswer(stored: url.lastPathComponent, lines: try desk.summaryLines()))
         }
+        router.get("/api/camera") { _, _ in Response.json(CameraSettings(camera: station.camera)) }
+        router.post("/api/camera") { request, _ in
+            try mayAct(request)
+            let body = try await decode(ControlBody.self, request)
+            try CameraSettings.set(body.name, to: body.value, on: station.camera)
+            return Response.json(CameraSettings(camera: station.camera))
+        }
         router.get("/api/result/report.pdf") { _, _ in
             Response.bytes(try await Blocking.run { try desk.report() }, type: "application/pdf", download: "calibration-report.pdf")
         }
@@ -78,6 +85,11 @@ struct ServerRoutes {
     }
 
     struct CalibrateBody: Decodable { var model: String? }
+    /// A control and its value as typed (a number, on/off, a menu entry's name).
+    struct ControlBody: Decodable {
+        var name: String
+        var value: String
+    }
     struct StoreBody: Decodable { var name: String; var force: Bool? }
     struct StoreAnswer: Encodable { let stored: String; let lines: [String] }
 

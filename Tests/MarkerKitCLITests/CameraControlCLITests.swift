@@ -169,6 +169,27 @@ import Testing
         #expect(!((try? FileManager.default.contentsOfDirectory(atPath: camera.dir.path)) ?? []).contains { $0.hasSuffix(".tmp") })
     }
 
+    /// The page shows what the lock holds and changes focus and exposure (as keep and calibrate, only the
+    /// page that controls the camera may: the same lease); a bad value gets one line.
+    @Test func servesTheCameraControlsToThePage() throws {
+        let camera = try Camera()
+        let server = try RunningServer(["--device", Self.device, "--out", "views"], in: camera.dir, environment: try camera.environment())
+        func settings(_ answer: HTTP.Answer) throws -> [String: Any] { try #require(try JSONSerialization.jsonObject(with: answer.body) as? [String: Any]) }
+        func control(_ s: [String: Any], _ name: String) -> [String: Any]? { (s["controls"] as? [[String: Any]])?.first { $0["name"] as? String == name } }
+        let shown = try settings(try server.api("/api/camera"))
+        #expect((shown["held"] as? [String])?.contains { $0.hasSuffix("(autofocus off)") } == true, "\(shown)")
+        #expect(control(shown, "focus_automatic_continuous")?["value"] as? Int == 0 && control(shown, "auto_exposure")?["value"] as? Int == 1)
+        let changed = try server.api("/api/camera", method: "POST", body: HTTP.json(["name": "focus_absolute", "value": "60"]))
+        let afterChange = try settings(changed)
+        #expect(changed.status == 200 && control(afterChange, "focus_absolute")?["value"] as? Int == 60)
+        let bad = try server.api("/api/camera", method: "POST", body: HTTP.json(["name": "focus_absolute", "value": "600"]))
+        #expect(bad.status == 422 && String(decoding: bad.body, as: UTF8.self).contains("takes 0 to 250 in steps of 5"))
+        let other = try server.api("/api/camera", method: "POST", body: HTTP.json(["name": "brightness", "value": "10"]))
+        #expect(other.status == 422, "only focus, exposure, gain, white balance and zoom are the page's")
+        #expect(try server.interrupt().status == 0)
+        camera.expectPutBack("after serve")
+    }
+
     /// serve says the camera is gone and goes on serving the page and the kept views.
     @Test func anUnpluggedCameraLeavesServeServing() throws {
         let camera = try Camera()

@@ -265,9 +265,63 @@ async function sheet(spec) {
     say($("sheet-message"), "made " + name);
   } catch (e) { say($("sheet-message"), e.message, true); }
 }
+// The camera's focus, exposure and white balance: what the lock holds, changed from here by the page
+// that controls the camera. Read again every two seconds (an autofocus left on moves the focus).
+const controlLabels = {
+  focus_automatic_continuous: "autofocus", focus_absolute: "focus", auto_exposure: "exposure mode",
+  exposure_time_absolute: "exposure time", gain: "gain", white_balance_automatic: "auto white balance",
+  white_balance_temperature: "white balance (K)", zoom_absolute: "zoom",
+};
+
+function controlInput(c) {
+  let input;
+  if (c.kind === "bool") {
+    input = document.createElement("input");
+    input.type = "checkbox";
+    input.checked = c.value === 1;
+  } else if (c.kind === "menu") {
+    input = document.createElement("select");
+    for (const entry of c.menu) input.append(new Option(entry.name, String(entry.index), false, entry.index === c.value));
+  } else {
+    input = document.createElement("input");
+    input.type = "number";
+    Object.assign(input, { min: c.minimum, max: c.maximum, step: c.step, value: c.value ?? "" });
+  }
+  input.id = "control-" + c.name;
+  input.disabled = c.inactive || !state.controls;
+  input.onchange = async () => {
+    const value = c.kind === "bool" ? (input.checked ? "1" : "0") : input.value;
+    try {
+      cameraSettings(await (await call("/api/camera", { name: c.name, value })).json());
+      say($("camera-message"), controlLabels[c.name] + " set to " + value);
+    } catch (e) { say($("camera-message"), e.message, true); cameraSettings(); }
+  };
+  return input;
+}
+
+async function cameraSettings(settings) {
+  if (!settings) {
+    try { settings = await (await call("/api/camera")).json(); } catch (e) { return; }
+  }
+  window.markerkit.camera = settings;
+  $("camera").hidden = settings.controls.length === 0;
+  $("held").textContent = settings.held.length
+    ? "held for calibration from the start (" + settings.held.join(", ") + "); changes made here hold too, and everything is put back when serve stops"
+    : "not held: the camera's automatic modes work as they are set";
+  $("camera-controls").replaceChildren(...settings.controls.map((c) => {
+    const label = document.createElement("label");
+    label.className = "control" + (c.inactive ? " inactive" : "");
+    label.append((controlLabels[c.name] || c.name) + " ", controlInput(c));
+    if (c.inactive) label.title = "an automatic mode drives it";
+    return label;
+  }));
+}
+setInterval(() => { if (!$("camera").contains(document.activeElement)) cameraSettings(); }, 2000);
+
 $("sheet-form").onsubmit = (event) => { event.preventDefault(); sheet(false); };
 $("sheet-spec").onclick = () => sheet(true);
 
 sheetFields();
 listStored();
+cameraSettings();
 connect();
