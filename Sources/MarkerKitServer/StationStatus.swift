@@ -32,7 +32,8 @@ public struct StationStatus: Codable, Sendable {
 
     public var device: String
     /// starting, capturing, watching (the views are in; the picture goes on), ended (the video or camera
-    /// stopped), stopped (the server is stopping), failed (with `message`).
+    /// stopped), stopped (the server is stopping), disconnected (the camera went away; the page
+    /// and the kept views stay), failed (with `message`).
     public var phase = "starting"
     public var message: String?
     public var directory: String
