@@ -42,7 +42,7 @@ import Testing
         #expect(process.isRunning, "markerkit \(arguments) was still busy when interrupted")
         let sent = clock.now
         kill(process.processIdentifier, SIGINT)
-        while process.isRunning && clock.now - sent < .seconds(20) { usleep(10_000) }
+        while process.isRunning && clock.now - sent < .seconds(CLI.seconds(20)) { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         let took = clock.now - sent
@@ -62,7 +62,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         try Data("earlier\n".utf8).write(to: dir.appendingPathComponent("v.json"))
         let run = try Self.interrupt(["verify", "markers", "--renders", "100000", "--size", "320x240", "--json", "v.json", "--force"], in: dir, after: 1)
-        #expect(run.status == 130 && run.seconds < 5, "status \(run.status) after \(run.seconds) s")
+        #expect(run.status == 130 && run.seconds < CLI.seconds(5), "status \(run.status) after \(run.seconds) s")
         #expect(run.stderrLines.count == 1 && run.stderrLines.first?.contains("verify markers stopped by Ctrl-C") == true, "\(run.stderrLines)")
         #expect(try Data(contentsOf: dir.appendingPathComponent("v.json")) == Data("earlier\n".utf8))
         #expect(try Self.files(in: dir) == ["v.json"])
@@ -72,7 +72,7 @@ import Testing
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let run = try Self.interrupt(["verify", "calibration", "--views", "500", "--json", "c.json"], in: dir, after: 1)
-        #expect(run.status == 130 && run.seconds < 5, "status \(run.status) after \(run.seconds) s")
+        #expect(run.status == 130 && run.seconds < CLI.seconds(5), "status \(run.status) after \(run.seconds) s")
         #expect(run.stderrLines.count == 1 && run.stderrLines.first?.contains("verify calibration stopped by Ctrl-C") == true, "\(run.stderrLines)")
         #expect(try Self.files(in: dir).isEmpty)
     }
@@ -95,7 +95,7 @@ import Testing
         let before = try Self.files(in: dir)
         let run = try Self.interrupt(["calibrate", "views", "--inner", "9x6", "--square", "25mm", "--name", "cam", "--force", "--report", "r.pdf"],
                                      in: dir, after: 0.5)
-        #expect(run.status == 130 && run.seconds < 5, "status \(run.status) after \(run.seconds) s")
+        #expect(run.status == 130 && run.seconds < CLI.seconds(5), "status \(run.status) after \(run.seconds) s")
         #expect(run.stderrLines.count == 1 && run.stderrLines.first?.contains("calibration stopped by Ctrl-C") == true, "\(run.stderrLines)")
         #expect(try Data(contentsOf: store.appendingPathComponent("cam.yaml")) == stored)
         #expect(try Self.files(in: dir) == before)
@@ -110,7 +110,7 @@ import Testing
         let run = try Self.interrupt(["capture", "--device", video.path, "--out", "shots", "--every", "0.001", "--count", "1000"], in: dir) { _ in
             FileManager.default.fileExists(atPath: log.path)
         }
-        #expect(run.status == 0 && run.seconds < 5, "status \(run.status) after \(run.seconds) s")
+        #expect(run.status == 0 && run.seconds < CLI.seconds(5), "status \(run.status) after \(run.seconds) s")
         #expect(run.stdout.contains("stopped by Ctrl-C"), "\(run.stdout)")
         let shots = dir.appendingPathComponent("shots")
         let (saved, images) = try CaptureLog.read(from: shots.appendingPathComponent("capture.json"))

@@ -84,7 +84,7 @@ import Testing
         #expect(try browser.wait(20, until: "document.getElementById('sheet-message').textContent.includes('made charuco-5x7.pdf')"), "\((try? browser.text("#sheet-message")) ?? "")")
         try browser.screenshot("serve-board-clip-calibrated")
         let stopped = try server.interrupt()
-        #expect(stopped.status == 0 && stopped.seconds < 1, "\(stopped.seconds) s \(stopped.stderr)")
+        #expect(stopped.status == 0 && stopped.seconds < CLI.seconds(1), "\(stopped.seconds) s \(stopped.stderr)")
     }
 
     @Test func theSimulatedCameraIsWatchedLiveAndASecondBrowserDoesNotTakeOver() throws {
@@ -126,7 +126,7 @@ import Testing
         #expect(Self.number(refused) == 409)
         try browser.screenshot("serve-camera-watching")
         let stopped = try server.interrupt()
-        #expect(stopped.status == 0 && stopped.seconds < 1, "\(stopped.seconds) s \(stopped.stderr)")
+        #expect(stopped.status == 0 && stopped.seconds < CLI.seconds(1), "\(stopped.seconds) s \(stopped.stderr)")
         #expect(stopped.stdout.contains("stopped; 1 view kept in views/"), "\(stopped.stdout)")
     }
 }

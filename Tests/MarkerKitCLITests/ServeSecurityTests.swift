@@ -110,7 +110,7 @@ import Testing
 
         // Ctrl-C: out within a second, the views and their log whole.
         let stopped = try server.interrupt()
-        #expect(stopped.status == 0 && stopped.seconds < 1, "exit \(stopped.status) after \(stopped.seconds) s: \(stopped.stderr)")
+        #expect(stopped.status == 0 && stopped.seconds < CLI.seconds(1), "exit \(stopped.status) after \(stopped.seconds) s: \(stopped.stderr)")
         print(String(format: "measured: serve stopped %.3f s after Ctrl-C", stopped.seconds))
         let log = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("views/capture.json"))) as? [String: Any]
         let images = try #require(log?["images"] as? [[String: Any]])

@@ -56,7 +56,7 @@ final class RunningServer: @unchecked Sendable { // set once in init; read from 
     func interrupt() throws -> (seconds: Double, status: Int32, stdout: String, stderr: String) {
         let start = Date()
         kill(pid, SIGINT)
-        while started.process.isRunning && Date().timeIntervalSince(start) < 10 { Thread.sleep(forTimeInterval: 0.005) }
+        while started.process.isRunning && Date().timeIntervalSince(start) < CLI.seconds(10) { Thread.sleep(forTimeInterval: 0.005) }
         let seconds = Date().timeIntervalSince(start)
         if started.process.isRunning { kill(pid, SIGKILL) }
         started.process.waitUntilExit()
