@@ -51,72 +51,73 @@ public enum CameraLock {
     /// Locks the camera and says what it did, one phrase per part ("focus 35 (autofocus off)",
     /// "fixed focus"). Controls named in `leave` (set by the user with --set) are left as they are.
     public static func lock(_ device: V4L2Controls, request: Request, leave: Set<String> = []) throws -> [String] {
-        let controls = device.all()
-        func control(_ id: UInt32) -> V4L2Control? { controls.first { $0.id == id && !leave.contains($0.name) } }
-        func settled(_ control: V4L2Control) -> Int64? { device.value(of: control) }
-        var said: [String] = []
+        let locker = Locker(device: device, controls: device.all(), leave: leave)
+        return try locker.focus(request.focus) + locker.exposure(request.exposure, gain: request.gain) + locker.whiteBalance()
+    }
 
-        // Focus: read where the autofocus put it, switch autofocus off, hold it there.
-        let focus = control(cv4l2_cid_focus_absolute())
-        let autofocus = control(cv4l2_cid_focus_auto())
-        if !controls.contains(where: { $0.id == cv4l2_cid_focus_absolute() || $0.id == cv4l2_cid_focus_auto() }) {
-            said.append("fixed focus")
-        } else if focus == nil, let autofocus {
-            try device.set(autofocus, to: 0)
-            said.append("autofocus off")
-        } else if let focus {
-            let value = try request.focus.map { try focus.value(from: String($0)) } ?? settled(focus)
-            if let autofocus { try device.set(autofocus, to: 0) }
-            if let value, let current = device.all().first(where: { $0.id == focus.id }) {
-                try device.set(current, to: snap(value, to: current))
-                said.append("focus \(snap(value, to: current))" + (autofocus != nil ? " (autofocus off)" : ""))
-            }
+    /// The three parts of the lock, each read where the automatic mode left it, then held.
+    private struct Locker {
+        let device: V4L2Controls
+        let controls: [V4L2Control]
+        let leave: Set<String>
+
+        func control(_ id: UInt32) -> V4L2Control? { controls.first { $0.id == id && !leave.contains($0.name) } }
+
+        /// `asked` checked against the control, or the value the automatic mode reached.
+        func wanted(_ control: V4L2Control?, _ asked: Int64?) throws -> Int64? {
+            guard let control else { return nil }
+            if let asked { return try control.value(from: String(asked)) }
+            return device.value(of: control)
         }
 
-        // Exposure and gain: manual mode, then the values auto exposure had reached.
-        if let mode = control(cv4l2_cid_exposure_auto()) {
-            let exposure = control(cv4l2_cid_exposure_absolute())
-            let gain = control(cv4l2_cid_gain())
-            func wanted(_ control: V4L2Control?, _ asked: Int64?) throws -> Int64? {
-                guard let control else { return nil }
-                if let asked { return try control.value(from: String(asked)) }
-                return settled(control)
+        /// Sets a control (read again: switching its automatic mode off changed its flags) to a value put
+        /// on its range and step; the value set.
+        func hold(_ control: V4L2Control, at value: Int64) throws -> Int64? {
+            guard let current = device.all().first(where: { $0.id == control.id }) else { return nil }
+            let snapped = CameraLock.snap(value, to: current)
+            try device.set(current, to: snapped)
+            return snapped
+        }
+
+        /// Autofocus off, the focus held where it settled (or at `asked`).
+        func focus(_ asked: Int64?) throws -> [String] {
+            guard controls.contains(where: { $0.id == cv4l2_cid_focus_absolute() || $0.id == cv4l2_cid_focus_auto() }) else {
+                return ["fixed focus"]
             }
-            let exposureValue = try wanted(exposure, request.exposure)
-            let gainValue = try wanted(gain, request.gain)
+            let focus = control(cv4l2_cid_focus_absolute()), autofocus = control(cv4l2_cid_focus_auto())
+            let value = try wanted(focus, asked)
+            if let autofocus { try device.set(autofocus, to: 0) }
+            guard let focus, let value, let held = try hold(focus, at: value) else { return autofocus == nil ? [] : ["autofocus off"] }
+            return ["focus \(held)" + (autofocus != nil ? " (autofocus off)" : "")]
+        }
+
+        /// Auto exposure (and auto gain) to manual, exposure time and gain held where they settled.
+        func exposure(_ asked: Int64?, gain askedGain: Int64?) throws -> [String] {
+            guard let mode = control(cv4l2_cid_exposure_auto()) else {
+                return asked != nil || askedGain != nil ? ["no exposure control"] : []
+            }
+            let exposure = control(cv4l2_cid_exposure_absolute()), gain = control(cv4l2_cid_gain())
+            let exposureValue = try wanted(exposure, asked), gainValue = try wanted(gain, askedGain)
             if let autogain = control(cv4l2_cid_autogain()) { try device.set(autogain, to: 0) }
             if mode.menu.contains(where: { $0.index == Int64(cv4l2_exposure_manual()) }) {
                 try device.set(mode, to: Int64(cv4l2_exposure_manual()))
             }
-            let fresh = device.all()
             var parts: [String] = []
-            if let exposure, let exposureValue, let current = fresh.first(where: { $0.id == exposure.id }) {
-                try device.set(current, to: snap(exposureValue, to: current))
-                parts.append("exposure \(snap(exposureValue, to: current))")
-            }
-            if let gain, let gainValue, let current = fresh.first(where: { $0.id == gain.id }) {
-                try device.set(current, to: snap(gainValue, to: current))
-                parts.append("gain \(snap(gainValue, to: current))")
-            }
-            if !parts.isEmpty { said.append(parts.joined(separator: ", ") + " (auto exposure off)") }
-        } else if request.exposure != nil || request.gain != nil {
-            said.append("no exposure control")
+            if let exposure, let exposureValue, let held = try hold(exposure, at: exposureValue) { parts.append("exposure \(held)") }
+            if let gain, let gainValue, let held = try hold(gain, at: gainValue) { parts.append("gain \(held)") }
+            return parts.isEmpty ? [] : [parts.joined(separator: ", ") + " (auto exposure off)"]
         }
 
-        // White balance: off where it is (a colour shift does not move the lens, but it moves the contrast
-        // the corner finder sees in colour-to-gray conversion).
-        if let automatic = control(cv4l2_cid_auto_white_balance()) {
+        /// Auto white balance off where it is (a colour shift does not move the lens, but it moves the
+        /// contrast the corner finder sees after the conversion to gray).
+        func whiteBalance() throws -> [String] {
+            guard let automatic = control(cv4l2_cid_auto_white_balance()) else { return [] }
             let temperature = control(cv4l2_cid_white_balance_temperature())
-            let value = temperature.flatMap(settled)
+            let value = try wanted(temperature, nil)
             try device.set(automatic, to: 0)
-            if let temperature, let value, let current = device.all().first(where: { $0.id == temperature.id }) {
-                try device.set(current, to: snap(value, to: current))
-                said.append("white balance \(snap(value, to: current))")
-            } else {
-                said.append("white balance fixed")
-            }
+            guard let temperature, let value, let held = try hold(temperature, at: value) else { return ["white balance fixed"] }
+            return ["white balance \(held)"]
         }
-        return said
     }
 
     /// Whether any automatic mode is on, so that the camera needs time to settle before it is held.
