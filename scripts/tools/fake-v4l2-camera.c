@@ -1,13 +1,16 @@
 // A V4L2 camera for machines without one (LD_PRELOAD): opening the path in MARKERKIT_FAKE_CAMERA gives a
 // device that answers the V4L2 ioctls MarkerKit makes (capabilities, formats, sizes, rates, format,
 // buffers, streaming) and streams memory-mapped frames at a steady rate, each the gray picture of a
-// PNG file, as YUYV (chroma neutral), GREY or MJPG. The rest of the process is untouched, so
+// PNG file, as YUYV (chroma neutral), GREY or MJPG (YCbCr 4:2:2, as webcams send). The rest of the process is untouched, so
 // `markerkit track` and `capture` run their real camera code: libv4l2 calls, dequeue/queue, pixel
 // conversion, newest-frame hand-over. Used by the tests and scripts/allocations-per-frame.
 //
 //   MARKERKIT_FAKE_CAMERA         device path to stand for, e.g. /dev/video-fake (required)
 //   MARKERKIT_FAKE_CAMERA_IMAGE   PNG of even width shown (as gray) in every frame (required)
 //   MARKERKIT_FAKE_CAMERA_FORMAT  YUYV (default), GREY or MJPG (the gray picture as a baseline JPEG)
+//   MARKERKIT_FAKE_CAMERA_BAD_EVERY  every Nth frame is sent damaged, as over a flaky USB link: an MJPG
+//                                 frame cut to half its bytes, a YUYV or GREY frame to half its rows
+//                                 (default 0: none; 1: every frame)
 //   MARKERKIT_FAKE_CAMERA_FPS     frames per second (default 30)
 //   MARKERKIT_FAKE_CAMERA_FRAMES  after this many frames the process gets SIGINT, as from Ctrl-C
 //                                 (default 0: never); the camera goes on streaming, as a real one does
@@ -40,7 +43,7 @@ static struct {
     int loaded;
     const char *path;
     uint32_t format;            // V4L2_PIX_FMT_YUYV or _GREY
-    int width, height, fps, frames_before_interrupt, count_from;
+    int width, height, fps, frames_before_interrupt, count_from, bad_every;
     long (*allocations)(long *);  // malloc-count.so's counter, when it is loaded
     long allocations_from, bytes_from;
     uint8_t *gray;              // width x height
@@ -60,7 +63,8 @@ static int (*real_open)(const char *, int, ...);
 static int (*real_close)(int);
 static int (*real_ioctl)(int, unsigned long, ...);
 
-// The gray picture as one baseline JPEG (quality 90), what an MJPEG webcam sends for every frame.
+// The gray picture as one baseline JPEG (quality 90) in YCbCr with the chroma sampled 4:2:2 (neutral
+// here), what an MJPEG webcam sends for every frame.
 static void encode_jpeg(void) {
     struct jpeg_compress_struct c;
     struct jpeg_error_mgr errors;
@@ -69,15 +73,20 @@ static void encode_jpeg(void) {
     jpeg_mem_dest(&c, &fake.jpeg, &fake.jpeg_size);
     c.image_width = (JDIMENSION)fake.width;
     c.image_height = (JDIMENSION)fake.height;
-    c.input_components = 1;
-    c.in_color_space = JCS_GRAYSCALE;
+    c.input_components = 3; // libjpeg makes YCbCr from RGB only: each gray row is given as RGB
+    c.in_color_space = JCS_RGB;
     jpeg_set_defaults(&c);
+    c.comp_info[0].h_samp_factor = 2;
+    c.comp_info[0].v_samp_factor = 1;
     jpeg_set_quality(&c, 90, TRUE);
     jpeg_start_compress(&c, TRUE);
-    while (c.next_scanline < c.image_height) {
-        JSAMPROW row = fake.gray + (size_t)c.next_scanline * fake.width;
+    JSAMPROW row = malloc((size_t)fake.width * 3);
+    while (row && c.next_scanline < c.image_height) {
+        const uint8_t *gray = fake.gray + (size_t)c.next_scanline * fake.width;
+        for (int x = 0; x < fake.width; x++) row[3 * x] = row[3 * x + 1] = row[3 * x + 2] = gray[x];
         jpeg_write_scanlines(&c, &row, 1);
     }
+    free(row);
     jpeg_finish_compress(&c);
     jpeg_destroy_compress(&c);
 }
@@ -99,6 +108,7 @@ static void load(void) {
     fake.fps = getenv("MARKERKIT_FAKE_CAMERA_FPS") ? atoi(getenv("MARKERKIT_FAKE_CAMERA_FPS")) : 30;
     if (fake.fps <= 0) fake.fps = 30;
     fake.frames_before_interrupt = getenv("MARKERKIT_FAKE_CAMERA_FRAMES") ? atoi(getenv("MARKERKIT_FAKE_CAMERA_FRAMES")) : 0;
+    fake.bad_every = getenv("MARKERKIT_FAKE_CAMERA_BAD_EVERY") ? atoi(getenv("MARKERKIT_FAKE_CAMERA_BAD_EVERY")) : 0;
     png_image image;
     memset(&image, 0, sizeof image);
     image.version = PNG_IMAGE_VERSION;
@@ -251,6 +261,7 @@ static int fake_ioctl(unsigned long request, void *arg) {
         fake.next_buffer = (index + 1) % kBuffers;
         b->index = index;
         b->bytesused = frame_size();
+        if (fake.bad_every > 0 && (fake.delivered + 1) % fake.bad_every == 0) b->bytesused /= 2; // damaged on the way
         b->length = fake.buffer_size;
         b->sequence = fake.delivered;
         fake.delivered++;
