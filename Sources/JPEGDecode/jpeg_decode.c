@@ -127,44 +127,49 @@ static void free_pool(j_common_ptr cinfo, int pool_id) {
     pool->used = 0;
 }
 
+// The rows of a 2-D array, `row` bytes apart, with room for `width` elements of `size` bytes each.
+static void *alloc_rows(j_common_ptr cinfo, int pool_id, JDIMENSION width, size_t size, size_t row, JDIMENSION height) {
+    if (width == 0 || width > kLargestRequest / size) ERREXIT(cinfo, JERR_WIDTH_OVERFLOW);
+    if (height > 0 && row > kLargestRequest / height) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 3);
+    return alloc_small(cinfo, pool_id, row * height);
+}
+
 static JSAMPARRAY alloc_sarray(j_common_ptr cinfo, int pool_id, JDIMENSION width, JDIMENSION height) {
-    if (width == 0 || width > kLargestRequest / 2) ERREXIT(cinfo, JERR_WIDTH_OVERFLOW);
     // Rows padded to twice the alignment, as libjpeg-turbo's manager pads them: its 2x upsamplers
     // write whole vectors past the row's end.
     const size_t row = round_up(width, 2 * kAlign);
-    if (height > 0 && row > kLargestRequest / height) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 3);
     JSAMPARRAY rows = alloc_small(cinfo, pool_id, (size_t)height * sizeof(JSAMPROW));
-    JSAMPROW samples = alloc_small(cinfo, pool_id, row * height);
+    JSAMPROW samples = alloc_rows(cinfo, pool_id, width, sizeof(JSAMPLE), row, height);
     for (JDIMENSION y = 0; y < height; y++) rows[y] = samples + (size_t)y * row;
     return rows;
 }
 
 static JBLOCKARRAY alloc_barray(j_common_ptr cinfo, int pool_id, JDIMENSION width, JDIMENSION height) {
-    if (width == 0 || width > kLargestRequest / sizeof(JBLOCK)) ERREXIT(cinfo, JERR_WIDTH_OVERFLOW);
-    const size_t row = (size_t)width * sizeof(JBLOCK);
-    if (height > 0 && row > kLargestRequest / height) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 4);
     JBLOCKARRAY rows = alloc_small(cinfo, pool_id, (size_t)height * sizeof(JBLOCKROW));
-    JBLOCKROW blocks = alloc_small(cinfo, pool_id, row * height);
+    JBLOCKROW blocks = alloc_rows(cinfo, pool_id, width, sizeof(JBLOCK), (size_t)width * sizeof(JBLOCK), height);
     for (JDIMENSION y = 0; y < height; y++) rows[y] = blocks + (size_t)y * width;
     return rows;
 }
 
+// A whole-image array's control block (`size` bytes), in the picture's pool: its memory comes with
+// realize_virt_arrays.
+static void *request_virtual(j_common_ptr cinfo, int pool_id, size_t size) {
+    if (pool_id != JPOOL_IMAGE) ERREXIT1(cinfo, JERR_BAD_POOL_ID, pool_id);
+    return alloc_small(cinfo, JPOOL_IMAGE, size);
+}
+
 static jvirt_sarray_ptr request_virt_sarray(j_common_ptr cinfo, int pool_id, boolean pre_zero, JDIMENSION width,
                                             JDIMENSION height, JDIMENSION maxaccess) {
-    if (pool_id != JPOOL_IMAGE) ERREXIT1(cinfo, JERR_BAD_POOL_ID, pool_id);
-    jvirt_sarray_ptr array = alloc_small(cinfo, JPOOL_IMAGE, sizeof *array);
+    jvirt_sarray_ptr array = request_virtual(cinfo, pool_id, sizeof *array);
     *array = (struct jvirt_sarray_control){NULL, height, width, maxaccess, 0, pre_zero, manager(cinfo)->sarrays};
-    manager(cinfo)->sarrays = array;
-    return array;
+    return manager(cinfo)->sarrays = array;
 }
 
 static jvirt_barray_ptr request_virt_barray(j_common_ptr cinfo, int pool_id, boolean pre_zero, JDIMENSION width,
                                             JDIMENSION height, JDIMENSION maxaccess) {
-    if (pool_id != JPOOL_IMAGE) ERREXIT1(cinfo, JERR_BAD_POOL_ID, pool_id);
-    jvirt_barray_ptr array = alloc_small(cinfo, JPOOL_IMAGE, sizeof *array);
+    jvirt_barray_ptr array = request_virtual(cinfo, pool_id, sizeof *array);
     *array = (struct jvirt_barray_control){NULL, height, width, maxaccess, 0, pre_zero, manager(cinfo)->barrays};
-    manager(cinfo)->barrays = array;
-    return array;
+    return manager(cinfo)->barrays = array;
 }
 
 static void realize_virt_arrays(j_common_ptr cinfo) {
