@@ -30,6 +30,7 @@ let package = Package(
         // - BridgeStatus: how they all report failure (codes and the thread's last message).
         // - CVBridge: OpenCV's own functions, wrapped; the only target that links OpenCV into the product.
         // - MarkerKitKernels: MarkerKit's own allocation-free kernels (no OpenCV).
+        // - JPEGDecode (below, C): camera MJPEG frames through libjpeg-turbo, without allocating per frame.
         // - CVBridgeTestReferences: the OpenCV calls only the tests make (references for the kernels).
         // OpenCV's headers through a committed symlink (opencv4 -> /usr/include/opencv4, Debian's
         // libopencv-dev): a search path inside the package, where an -I flag would be an unsafe flag that
@@ -43,12 +44,15 @@ let package = Package(
             linkerSettings: openCVLibraries.map { .linkedLibrary($0) }
         ),
         .target(name: "MarkerKitKernels", dependencies: ["BridgeStatus"]),
+        // A camera's MJPEG frames through libjpeg-turbo's libjpeg API (Debian's libjpeg62-turbo-dev), in C:
+        // the decompressor and an arena memory manager kept per camera, so decoding allocates nothing per frame.
+        .target(name: "JPEGDecode", linkerSettings: [.linkedLibrary("jpeg")]),
         .target(
             name: "CVBridgeTestReferences",
             dependencies: ["BridgeStatus", "CVBridge", "MarkerKitKernels"],
             exclude: ["opencv4"],
             cxxSettings: [.headerSearchPath("opencv4")],
-            linkerSettings: ["opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_aruco"].map { .linkedLibrary($0) }
+            linkerSettings: ["opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_aruco", "jpeg"].map { .linkedLibrary($0) }
         ),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo",
                        providers: [.apt(["libcairo2-dev"])]),
@@ -62,7 +66,7 @@ let package = Package(
         ),
         .target(
             name: "MarkerKit",
-            dependencies: ["BridgeStatus", "CVBridge", "MarkerKitKernels", "CCairo", "CV4L2", "MarkerKitTemplates",
+            dependencies: ["BridgeStatus", "CVBridge", "MarkerKitKernels", "JPEGDecode", "CCairo", "CV4L2", "MarkerKitTemplates",
                            .product(name: "Yams", package: "Yams")]
         ),
         // `markerkit serve`: the library's capture, calibration, store and sheet types behind an HTTP and

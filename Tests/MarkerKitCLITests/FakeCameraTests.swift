@@ -76,9 +76,9 @@ import Testing
         }
     }
 
-    /// An MJPEG camera (the picture JPEG-compressed, decoded by OpenCV): the same six markers, corners
-    /// within a tenth of a pixel of the lossless picture's. Three runs: the process used to crash at exit
-    /// in 3 of 5 runs, the camera thread still inside OpenCV's JPEG decoder while exit tore it down.
+    /// An MJPEG camera (the picture JPEG-compressed as 4:2:2, decoded by JPEGDecode): the same six markers,
+    /// corners within a tenth of a pixel of the lossless picture's. Three runs: the process used to crash at
+    /// exit in 3 of 5 runs, the camera thread still inside OpenCV's JPEG decoder while exit tore it down.
     @Test(arguments: 1...3) func trackReadsAnMJPEGCamera(run: Int) throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -101,6 +101,28 @@ import Testing
                 #expect(worst < 0.1, "ID \(found.id): corners \(worst) px from the lossless picture's")
             }
         }
+    }
+
+    /// Damaged MJPEG frames (every third cut to half its bytes, as a flaky USB link delivers them) are
+    /// skipped and counted, the others tracked; a camera whose every frame is damaged ends the run after
+    /// 30 in a row, with the reason, instead of hanging or crashing. Nothing of libjpeg's reaches stderr.
+    @Test func damagedMJPEGFramesAreSkippedAndCounted() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let photo = try Self.grayPhoto(in: dir)
+        var environment = try Self.environment(image: photo, format: "MJPG", frames: 30, fps: 30)
+        environment["MARKERKIT_FAKE_CAMERA_BAD_EVERY"] = "3"
+        let track = try CLI.run(["track", "--device", Self.device, "--jsonl", "track.jsonl"], in: dir, environment: environment)
+        #expect(track.status == 0 && !track.stderr.contains("JPEG"), "\(track.stderr)")
+        #expect(track.stdout.contains(" bad skipped") && track.stdout.contains("IDs 101 601 701 801 901 1001"), "\(track.stdout)")
+        let lines = try String(contentsOf: dir.appendingPathComponent("track.jsonl"), encoding: .utf8).split(separator: "\n")
+        #expect(lines.count >= 1)
+        environment["MARKERKIT_FAKE_CAMERA_BAD_EVERY"] = "1"
+        environment["MARKERKIT_FAKE_CAMERA_FRAMES"] = "100"
+        let broken = try CLI.run(["track", "--device", Self.device, "--jsonl", "broken.jsonl"], in: dir, environment: environment)
+        #expect(broken.status == 65)
+        #expect(broken.stderr == "markerkit: error: camera '\(Self.device)' sent 30 bad frames in a row; the last: JPEG frame does not decode: Corrupt JPEG data: premature end of data segment\n",
+                "\(broken.stderr)")
     }
 
     /// `--rotate` and `--mirror` turn the picture for display and detection (a camera mounted sideways, one

@@ -33,7 +33,10 @@
 //                                 first file's size is the camera's). All are decoded when the camera is first
 //                                 opened (width x height bytes each), so streaming reads no file.
 //   MARKERKIT_FAKE_CAMERA_FORMAT  YUYV (default), GREY or MJPG (the gray picture as a baseline JPEG, quality
-//                                 90); c920 model: the format at power-on (YUYV or MJPG; GREY is not a C920's)
+//                                 90, YCbCr 4:2:2 as webcams send); c920 model: the format at power-on (YUYV or MJPG; GREY is not a C920's)
+//   MARKERKIT_FAKE_CAMERA_BAD_EVERY  every Nth frame is sent damaged, as over a flaky USB link: its bytes
+//                                 cut to half (an MJPG frame loses its end, a YUYV or GREY frame its lower
+//                                 rows; default 0: none, 1: every frame)
 //   MARKERKIT_FAKE_CAMERA_FPS     frames per second (default 30); c920 model: the rate at power-on, snapped
 //                                 to the table (S_PARM changes it)
 //   MARKERKIT_FAKE_CAMERA_FRAMES  after this many frames the process gets SIGINT, as from Ctrl-C (default 0:
@@ -268,7 +271,7 @@ typedef struct {
     char image[PATH_MAX], frames_dir[PATH_MAX], state_file[PATH_MAX];
     uint32_t power_on_format;
     int power_on_fps, sharp_focus, hunt;
-    long frames_before_interrupt, count_from, unplug_after;
+    long frames_before_interrupt, count_from, unplug_after, bad_every;
     uint64_t seed;
     // sources (gray), decoded when first opened
     int loaded, broken, sources;
@@ -309,6 +312,8 @@ typedef struct {
     size_t jpeg_arena_used, jpeg_permanent_used;
     unsigned char *jpeg_out;
     size_t jpeg_capacity;
+    uint8_t *rgb_row;           // one gray row given to libjpeg as RGB (it makes YCbCr 4:2:2 only from colour)
+    size_t rgb_row_capacity;
     unsigned long jpeg_size;
     // buffers and streaming
     size_t buffer_capacity;   // of each buffer: the largest frame of any mode
@@ -421,6 +426,7 @@ static void load(void) {
             d->frames_before_interrupt = number("MARKERKIT_FAKE_CAMERA_FRAMES", n, 0);
             d->count_from = number("MARKERKIT_FAKE_CAMERA_COUNT_FROM", n, 0);
             d->unplug_after = number("MARKERKIT_FAKE_CAMERA_UNPLUG_AFTER", n, 0);
+            d->bad_every = number("MARKERKIT_FAKE_CAMERA_BAD_EVERY", n, 0);
             d->sharp_focus = (int)number("MARKERKIT_FAKE_CAMERA_SHARP_FOCUS", n, 30);
             if (d->sharp_focus < 0) d->sharp_focus = 0;
             if (d->sharp_focus > 250) d->sharp_focus = 250;
@@ -1044,20 +1050,32 @@ static int prepare_jpeg(device *d) {
     return d->jpeg_out != NULL;
 }
 
-// The gray picture as one baseline JPEG (quality 90), what an MJPEG webcam sends for every frame.
+// The gray picture as one baseline JPEG (quality 90) in YCbCr with the chroma sampled 4:2:2 (neutral),
+// what an MJPEG webcam sends for every frame. The row buffer is made once per width, not per frame.
 static void encode_jpeg(device *d, const uint8_t *gray) {
+    size_t row_bytes = (size_t)d->width * 3;
+    if (d->rgb_row_capacity < row_bytes) {
+        free(d->rgb_row);
+        d->rgb_row = malloc(row_bytes);
+        d->rgb_row_capacity = d->rgb_row ? row_bytes : 0;
+        if (!d->rgb_row) { d->jpeg_size = 0; return; }
+    }
     unsigned char *out = d->jpeg_out;
     unsigned long size = d->jpeg_capacity;
     jpeg_mem_dest(&d->jpeg, &out, &size);
     d->jpeg.image_width = (JDIMENSION)d->width;
     d->jpeg.image_height = (JDIMENSION)d->height;
-    d->jpeg.input_components = 1;
-    d->jpeg.in_color_space = JCS_GRAYSCALE;
+    d->jpeg.input_components = 3;
+    d->jpeg.in_color_space = JCS_RGB;
     jpeg_set_defaults(&d->jpeg);
+    d->jpeg.comp_info[0].h_samp_factor = 2;
+    d->jpeg.comp_info[0].v_samp_factor = 1;
     jpeg_set_quality(&d->jpeg, 90, TRUE);
     jpeg_start_compress(&d->jpeg, TRUE);
+    JSAMPROW row = d->rgb_row;
     while (d->jpeg.next_scanline < d->jpeg.image_height) {
-        JSAMPROW row = (JSAMPROW)(gray + (size_t)d->jpeg.next_scanline * d->width);
+        const uint8_t *line = gray + (size_t)d->jpeg.next_scanline * d->width;
+        for (int x = 0; x < d->width; x++) row[3 * x] = row[3 * x + 1] = row[3 * x + 2] = line[x];
         jpeg_write_scanlines(&d->jpeg, &row, 1);
     }
     jpeg_finish_compress(&d->jpeg);
@@ -1315,6 +1333,7 @@ static int dequeue(device *d, int fd, struct v4l2_buffer *b) {
     hunt(d);
     render(d);
     size_t used = fill(d, d->buffers[index]);
+    if (d->bad_every > 0 && (d->total + 1) % d->bad_every == 0) used /= 2; // damaged on the way (a flaky USB link)
     d->queued[index] = 0;
     d->next_buffer = (index + 1) % d->buffer_count;
     memset(b, 0, sizeof *b);

@@ -250,8 +250,9 @@ int32_t cvb_image_read(const char *path, int32_t channels, cvb_image *out, int32
  * bytes go to `out` (data owned by the bridge, release with cvb_image_release; width = byte count). */
 int32_t cvb_image_encode(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
                          const char *extension, cvb_image *out);
-/* Decodes an encoded image (JPEG, PNG, ... as a camera's MJPEG frame) held in memory into gray (1) or
- * BGR (3) as cvb_image_read does, into the same kept memory (`out` is a view, not released). */
+/* Decodes an encoded image (JPEG, PNG, ...) held in memory into gray (1) or BGR (3) as cvb_image_read
+ * does, into the same kept memory (`out` is a view, not released). Cameras' MJPEG frames go through
+ * JPEGDecode instead (no allocation per frame); `bench` times this against it. */
 int32_t cvb_image_decode(const uint8_t *bytes, int32_t count, int32_t channels, cvb_image *out);
 /* The orientation tag an encoded image carries, found as cvb_image_read finds it (JPEG APP1 EXIF, PNG
  * eXIf, WebP EXIF, a TIFF's first directory); 0 when it has none. Reads only within `count` bytes. */

@@ -1,6 +1,8 @@
 /* CVBridgeTestReferences: the OpenCV calls only the tests make, out of the product. Each is the
- * reference a test holds a MarkerKitKernels kernel to (the kernel does what the call does, without its
- * allocations), or makes the test files cameras and other programs write. Conventions as CVBridge's. */
+ * reference a test holds a MarkerKitKernels kernel (or the JPEG decoder) to (the kernel does what the
+ * call does, without its allocations), or makes the test files cameras and other programs write
+ * (through OpenCV, or libjpeg where a camera's JPEG needs what imencode cannot set). Conventions as
+ * CVBridge's. */
 #ifndef CVBRIDGE_TEST_REFERENCES_H
 #define CVBRIDGE_TEST_REFERENCES_H
 
@@ -41,6 +43,18 @@ typedef enum : int32_t {
 int32_t cvb_image_encode_samples(const void *samples, int32_t width, int32_t height, int32_t stride, int32_t channels,
                                  int32_t bits, const char *extension, const int32_t *parameters,
                                  int32_t parameter_count, cvb_image *out);
+
+/* cv::imdecode itself (IMREAD_GRAYSCALE for `channels` 1, IMREAD_COLOR for 3, orientation tags ignored):
+ * the reference for MarkerKit's JPEG decoder (JPEGDecode). The picture goes to `out` in malloc'd memory,
+ * rows packed (release with cvb_image_release). */
+int32_t cvb_imdecode_opencv(const uint8_t *bytes, int32_t count, int32_t channels, cvb_image *out);
+
+/* Encodes gray (`channels` 1: a one-component JPEG) or BGR (3: YCbCr with the luma sampled `luma_h` x
+ * `luma_v` times the chroma: 2x1 is 4:2:2, what webcams send, 2x2 4:2:0, 1x1 4:4:4) with libjpeg at
+ * `quality`, a restart marker every `restart_rows` MCU rows (0: none): the JPEGs cameras send. The bytes
+ * go to `out` as with cvb_image_encode (release with cvb_image_release). */
+int32_t cvb_jpeg_encode_sampled(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels,
+                                int32_t luma_h, int32_t luma_v, int32_t quality, int32_t restart_rows, cvb_image *out);
 
 /* OpenCV 4.6's own cv::aruco::CharucoBoard::create(squares_x, squares_y, square, marker, dictionary by
  * name as cvb_aruco_dictionary_info): the reference for MarkerKit's CharucoBoard layout. Writes each

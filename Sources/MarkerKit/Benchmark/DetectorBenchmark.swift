@@ -2,7 +2,8 @@ import CVBridge
 import Foundation
 
 /// Times detectors on the same frames in the same run: MarkerKit's against OpenCV's aruco (default, and
-/// ArUco 3 mode) with one threshold pass as the floor; MarkerKit's chessboard finder against OpenCV's.
+/// ArUco 3 mode) with one threshold pass as the floor; MarkerKit's chessboard finder against OpenCV's;
+/// MJPEG camera frames decoded and searched, MarkerKit's way against OpenCV's (`MJPEGBenchmark.swift`).
 /// Every time is the median of repeated runs; recall stands beside it so speed is never bought with misses.
 public struct DetectorBenchmark {
     public struct Case: Codable, Sendable {
@@ -38,6 +39,7 @@ public struct DetectorBenchmark {
         public var dictionary: String = MarkerDictionary.arucoOriginal.name
         public var markerCases: [Case]
         public var chessboardCases: [ChessboardCase]
+        public var mjpegCases: [MJPEGCase] = []
 
         public var table: String {
             func f(_ v: Double?) -> String { v.map { String(format: "%8.2f", $0) } ?? "       -" }
@@ -66,7 +68,7 @@ public struct DetectorBenchmark {
                         + "  RMSE " + (c.cornerRMSE[name].map { String(format: "%.3f", $0) } ?? "-"))
                 }
             }
-            return lines.joined(separator: "\n")
+            return (lines + DetectorBenchmark.mjpegTable(mjpegCases)).joined(separator: "\n")
         }
     }
 
@@ -83,6 +85,8 @@ public struct DetectorBenchmark {
     public var includeChessboards = true
     /// Phone photos (`BenchmarkScenes.PhoneCase`): 4 of each case, 1 with `quick`.
     public var includePhone = true
+    /// MJPEG frames at 640x480 and 1920x1080, decoded and searched: 3 frames of each size, 1 with `quick`.
+    public var includeMJPEG = true
     /// The dictionary of the rendered cases (marker frames and phone photos), read by every contender.
     /// The video keeps its own (ArUco's test video is DICT_ARUCO_ORIGINAL).
     public var dictionary: MarkerDictionary = .arucoOriginal
@@ -139,6 +143,10 @@ public struct DetectorBenchmark {
                                                       truths: scenes.map { $0.markers.map(\.truth) }, dictionary: dictionary))
             }
         }
+        for (w, h) in includeMJPEG ? Self.mjpegSizes : [] {
+            progress("MJPEG \(w)x\(h)")
+            report.mjpegCases.append(try mjpegCase(width: w, height: h, frames: quick ? 1 : 3, renderer: renderer))
+        }
         if includeChessboards {
             // Views as a user holds a board for calibration (fills 35-75% of the width, tilted 10-45
             // degrees), and frames of a room with markers but no board.
@@ -165,6 +173,12 @@ public struct DetectorBenchmark {
 
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
+    /// Whether `detections` hold `marker`: its ID within half its side of where it is.
+    static func finds(_ detections: [MarkerDetection], _ marker: SceneTruth.Marker) -> Bool {
+        let centre = Point2(x: marker.corners.map(\.x).reduce(0, +) / 4, y: marker.corners.map(\.y).reduce(0, +) / 4)
+        return detections.contains { $0.id == marker.id && $0.center.distance(to: centre) < marker.sidePixels / 2 }
+    }
+
     func time(_ body: () throws -> Void) rethrows -> Double {
         let clock = ContinuousClock()
         let start = clock.now
@@ -183,8 +197,7 @@ public struct DetectorBenchmark {
                 for _ in 0..<(images.count > 1 ? 1 : repeats) { times.append(try time { detections = try detect(image) }) }
                 guard let truth = truths?[index] else { continue }
                 for marker in truth {
-                    let centre = Point2(x: marker.corners.map(\.x).reduce(0, +) / 4, y: marker.corners.map(\.y).reduce(0, +) / 4)
-                    let hit = detections.contains { $0.id == marker.id && $0.center.distance(to: centre) < marker.sidePixels / 2 }
+                    let hit = Self.finds(detections, marker)
                     present += 1
                     found += hit ? 1 : 0
                     if marker.sidePixels >= 20 { present20 += 1; found20 += hit ? 1 : 0 }

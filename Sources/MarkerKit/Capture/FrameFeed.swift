@@ -24,6 +24,9 @@ public final class FrameFeed {
 
     public var dropped: Int { live?.dropped ?? 0 }
 
+    /// Frames a camera sent that could not be read (damaged MJPEG) and were skipped (`V4L2Camera`).
+    public var badFrames: Int { (source as? V4L2Camera)?.badFrames ?? 0 }
+
     /// Frames processed per second of wall time.
     public var framesPerSecond: Double {
         let elapsed = clock.now - start

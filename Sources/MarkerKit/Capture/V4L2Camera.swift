@@ -1,8 +1,14 @@
 import CV4L2
 import Foundation
+import Synchronization
 
 /// A webcam streaming through libv4l2 with memory-mapped buffers: the frame source for live capture.
+/// A frame that cannot be converted (an MJPEG frame cut short or damaged on its way over USB, a buffer
+/// shorter than its size) is skipped and counted in `badFrames`; only `badFramesInARow` of them in a
+/// row end the stream, with the last one's reason.
 public final class V4L2Camera: FrameSource {
+    /// Bad frames in a row that end the stream: a second at 30 fps, where a camera sends nothing usable.
+    public static let badFramesInARow = 30
     public let path: String
     public let format: PixelConversion.CameraFormat
     public let width: Int
@@ -32,6 +38,14 @@ public final class V4L2Camera: FrameSource {
         public init() {}
     }
 
+    /// MJPEG's decoder, its memory kept from frame to frame.
+    private let decoder: JPEGDecoder?
+    private let skipped = Atomic<Int>(0)
+    private var badInARow = 0
+
+    /// Frames skipped as bad so far (read from any thread).
+    public var badFrames: Int { skipped.load(ordering: .relaxed) }
+
     /// Opens and starts streaming. `size` and `fps` nil take the driver's choice; `format` nil picks
     /// YUYV, then MJPEG, then GREY among what the camera offers. On any failure the controls already
     /// changed are put back.
@@ -47,6 +61,7 @@ public final class V4L2Camera: FrameSource {
             let set = try controls.apply(setup.controls)
             let stream = try Self.start(fd: fd, path: path, size: size, fps: fps, requested: requested, buffers: &buffers)
             (format, width, height, bytesPerLine) = stream
+            decoder = stream.0 == .mjpeg ? try JPEGDecoder() : nil
             if let request = setup.lock {
                 if CameraLock.needsSettling(controls) { try Self.drain(fd: fd, path: path, seconds: setup.settle) }
                 locked = try CameraLock.lock(controls, request: request, leave: Set(set.map(\.name)))
@@ -228,26 +243,43 @@ public final class V4L2Camera: FrameSource {
     }
 
     public func next(into sourced: inout SourcedFrame) throws -> Bool {
-        var buffer = v4l2_buffer()
+        while true {
+            var buffer = try dequeue()
+            defer { _ = cv4l2_queue_buffer(fd, &buffer) }
+            defer { index += 1 }
+            let b = buffers[Int(buffer.index)]
+            do {
+                try PixelConversion.convert(UnsafeRawBufferPointer(start: b.start, count: Int(buffer.bytesused)), format: format, width: width,
+                                            height: height, bytesPerLine: bytesPerLine, color: color, decoder: decoder, into: &sourced.frame)
+            } catch let error as MarkerKitError {
+                guard case .badInput = error else { throw error }
+                skipped.add(1, ordering: .relaxed)
+                badInARow += 1
+                if badInARow >= Self.badFramesInARow {
+                    throw MarkerKitError.badInput("camera '\(path)' sent \(badInARow) bad frames in a row; the last: \(error.description)")
+                }
+                continue
+            }
+            badInARow = 0
+            let elapsed = ContinuousClock.now - started
+            sourced.source = path
+            sourced.index = index
+            sourced.time = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            return true
+        }
+    }
+
+    /// The next filled buffer, waiting up to 2 s for it.
+    private func dequeue() throws -> v4l2_buffer {
         while true {
             let ready = cv4l2_wait(fd, 2000)
             guard ready > 0 else { throw Self.waitError(path, ready, after: index) }
-            buffer = v4l2_buffer()
+            var buffer = v4l2_buffer()
             buffer.type = cv4l2_buf_type_capture()
             buffer.memory = cv4l2_memory_mmap()
-            if cv4l2_dequeue_buffer(fd, &buffer) == 0 { break }
+            if cv4l2_dequeue_buffer(fd, &buffer) == 0 { return buffer }
             guard errno == EAGAIN else { throw Self.ioctlError("read a frame from", path, errno, after: index) }
         }
-        defer { _ = cv4l2_queue_buffer(fd, &buffer) }
-        let b = buffers[Int(buffer.index)]
-        try PixelConversion.convert(UnsafeRawBufferPointer(start: b.start, count: Int(buffer.bytesused)), format: format,
-                                    width: width, height: height, bytesPerLine: bytesPerLine, color: color, into: &sourced.frame)
-        defer { index += 1 }
-        let elapsed = ContinuousClock.now - started
-        sourced.source = path
-        sourced.index = index
-        sourced.time = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-        return true
     }
 
     static func ioctlError(_ what: String, _ path: String, _ code: Int32, after frames: Int? = nil) -> MarkerKitError {

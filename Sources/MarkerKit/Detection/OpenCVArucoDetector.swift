@@ -21,14 +21,18 @@ public struct OpenCVArucoDetector: Sendable {
     }
 
     public func detect(in image: GrayImage) throws -> [MarkerDetection] {
+        try image.pixels.withUnsafeBufferPointer { pixels in
+            try detect(gray: pixels.baseAddress!, width: image.width, height: image.height, stride: image.width)
+        }
+    }
+
+    /// The markers in gray pixels held elsewhere (rows `stride` bytes apart), read in place.
+    func detect(gray: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int) throws -> [MarkerDetection] {
         let mode = aruco3 ? CVB_ARUCO_3 : (cornerRefinement == .subpixel ? CVB_ARUCO_SUBPIXEL : CVB_ARUCO_DEFAULT)
         var capacity = 64
         while true {
             var found = [cvb_marker](repeating: cvb_marker(), count: capacity)
-            let count = image.pixels.withUnsafeBufferPointer { pixels in
-                cvb_aruco_detect(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),
-                                 dictionary.rawValue, mode, &found, Int32(capacity))
-            }
+            let count = cvb_aruco_detect(gray, Int32(width), Int32(height), Int32(stride), dictionary.rawValue, mode, &found, Int32(capacity))
             try Bridge.check(count)
             if Int(count) > capacity { capacity = Int(count); continue }
             return found.prefix(Int(count)).map { marker in

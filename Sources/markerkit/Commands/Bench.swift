@@ -3,7 +3,7 @@ import Foundation
 import MarkerKit
 
 struct Bench: ParsableCommand {
-    enum Part: String, ExpressibleByArgument, CaseIterable { case markers, phone, photos, chessboards }
+    enum Part: String, ExpressibleByArgument, CaseIterable { case markers, phone, photos, chessboards, mjpeg }
 
     static let configuration = CommandConfiguration(
         abstract: "Time MarkerKit's detectors against OpenCV's on the same frames, with recall beside every time.",
@@ -16,7 +16,9 @@ struct Bench: ParsableCommand {
         (--profile phone of render and verify): 3024x4032 portrait, 4032x3024 landscape, and 3024x4032 with \
         print beside every marker, 4 photos each (1 with --quick). Chessboards at 1920x1080 with \
         and without a board in view: MarkerKit's finder against findChessboardCorners (default flags, \
-        FAST_CHECK) and findChessboardCornersSB. --dictionary sets the rendered frames' and phone photos' \
+        FAST_CHECK) and findChessboardCornersSB. MJPEG camera frames at 640x480 and 1920x1080 (10 markers, \
+        made JPEGs by imencode): MarkerKit's decoder and detector as track runs them against imdecode and \
+        detectMarkers, and the decoders alone. --dictionary sets the rendered frames' and phone photos' \
         markers and what every detector reads; the video (DICT_ARUCO_ORIGINAL) and the real photos (each \
         as its expected.json says) keep their own. Run it on a release build: swift build -c release.
 
@@ -29,7 +31,7 @@ struct Bench: ParsableCommand {
 
     @Flag(help: "Fewer sizes and repeats: under a minute on 2 cores.") var quick = false
     @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
-    @Option(help: ArgumentHelp("Run only one part: markers, phone, photos or chessboards.", valueName: "part")) var only: Part?
+    @Option(help: ArgumentHelp("Run only one part: markers, phone, photos, chessboards or mjpeg.", valueName: "part")) var only: Part?
     @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: $MARKERKIT_REAL_PHOTOS, else ../shared/data/real-photos if present).", valueName: "dir")) var photos: String?
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
     @Option(help: ArgumentHelp("Runs per frame, 1-1000 (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
@@ -56,6 +58,7 @@ struct Bench: ParsableCommand {
         benchmark.includeMarkers = only == nil || only == .markers
         benchmark.includeChessboards = only == nil || only == .chessboards
         benchmark.includePhone = only == nil || only == .phone
+        benchmark.includeMJPEG = only == nil || only == .mjpeg
         benchmark.stagesForEveryCase = stages
         benchmark.dictionary = dictionaryOption.dictionary
         if let repeats {

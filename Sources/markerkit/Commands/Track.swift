@@ -9,7 +9,8 @@ struct Track: ParsableCommand {
         Without --calibration and --marker-size each frame gives the markers' IDs and corners; with both, \
         each marker's pose too. With a display, a preview window shows outlines, IDs, axes and cubes (q closes it and stops). \
         From a camera only the newest frame is processed, so the output never lags; frames skipped meanwhile \
-        are counted as dropped. From a video file every frame is processed, and the output is the same as \
+        are counted as dropped. Damaged camera frames (MJPEG cut short over USB) are skipped and counted; \
+        30 in a row end the run. From a video file every frame is processed, and the output is the same as \
         'markerkit detect --jsonl' on that file. Ctrl-C stops; everything written so far stays.
 
         Examples:
@@ -81,8 +82,9 @@ struct Track: ParsableCommand {
         endStatus()
         try lines?.finish()
         try writer?.finish()
-        let summary = String(format: "%d frames, %d detections, IDs %@, %.1f fps, %d dropped%@", feed.processed, detections,
-                             ids.sorted().map(String.init).joined(separator: " "), feed.framesPerSecond, feed.dropped,
+        let bad = feed.badFrames > 0 ? ", \(feed.badFrames) bad skipped" : ""
+        let summary = String(format: "%d frames, %d detections, IDs %@, %.1f fps, %d dropped%@%@", feed.processed, detections,
+                             ids.sorted().map(String.init).joined(separator: " "), feed.framesPerSecond, feed.dropped, bad,
                              Interrupt.requested ? " (stopped by Ctrl-C)" : "")
         if jsonl == "-" { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
         if let url = writer?.url { print("recorded \(url.relativePath)") }

@@ -1,7 +1,7 @@
 import CVBridge
 
 /// Camera buffers to frames: YUYV (gray straight from the Y samples, no colour conversion; BGR through
-/// OpenCV), GREY, and MJPEG (decoded by OpenCV).
+/// OpenCV), GREY, and MJPEG (libjpeg-turbo through `JPEGDecoder`, gray from the luma alone).
 public enum PixelConversion {
     public enum CameraFormat: String, Sendable, CaseIterable {
         case yuyv, grey, mjpeg
@@ -16,9 +16,10 @@ public enum PixelConversion {
     }
 
     /// The same into `frame`, whose memory is reused while the size stays: a camera's stream converted
-    /// into kept frames allocates nothing (MJPEG: but for the JPEG decoder's own state).
+    /// into kept frames allocates nothing, MJPEG too when the stream keeps its `decoder` (without one, a
+    /// decoder is made for this frame).
     public static func convert(_ bytes: UnsafeRawBufferPointer, format: CameraFormat, width: Int, height: Int,
-                               bytesPerLine: Int, color: Bool, into frame: inout Frame) throws {
+                               bytesPerLine: Int, color: Bool, decoder: JPEGDecoder? = nil, into frame: inout Frame) throws {
         let input = bytes.bindMemory(to: UInt8.self)
         switch format {
         case .grey:
@@ -49,11 +50,7 @@ public enum PixelConversion {
             }
             try Bridge.check(status) { .badInput("YUYV frame: \($0)") }
         case .mjpeg:
-            var image = cvb_image()
-            let status = cvb_image_decode(input.baseAddress, Int32(bytes.count), color ? 3 : 1, &image)
-            try Bridge.check(status) { .badInput("MJPEG frame does not decode: \($0)") }
-            frame.copy(bridged: image, format: color ? .bgr8 : .gray8)
-            cvb_decoded_release()
+            try (decoder ?? JPEGDecoder()).decode(bytes, width: width, height: height, color: color, into: &frame)
         }
     }
 
