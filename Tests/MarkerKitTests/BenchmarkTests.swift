@@ -23,5 +23,14 @@ import Testing
         let image = try SceneRenderer().render(scene)
         #expect(try MarkerDetector(dictionary: .arucoOriginal).detect(in: image).isEmpty)
         #expect(report.table.contains("rendered cases: DICT_5X5_100"))
+        // The MJPEG rows: both sizes, both contenders decoding and reading the chosen dictionary.
+        #expect(report.mjpegCases.map(\.width) == [640, 1920])
+        for mjpeg in report.mjpegCases {
+            #expect(Set(mjpeg.milliseconds.keys) == ["markerkit", "opencv", "markerkit-decode", "opencv-decode"])
+            for contender in ["markerkit", "opencv"] {
+                #expect((mjpeg.recall[contender] ?? 0) >= 0.9, "\(mjpeg.name) \(contender): \(mjpeg.recall)")
+            }
+        }
+        #expect(report.table.contains("MJPEG camera frames"))
     }
 }
