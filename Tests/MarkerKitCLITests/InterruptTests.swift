@@ -71,7 +71,9 @@ import Testing
     @Test func verifyCalibrationStops() throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let run = try Self.interrupt(["verify", "calibration", "--views", "500", "--json", "c.json"], in: dir, after: 1)
+        // Small views: the run stops at the next view it renders, and a debug build on a busy machine took
+        // 10 s over one of the default size.
+        let run = try Self.interrupt(["verify", "calibration", "--views", "500", "--size", "320x240", "--json", "c.json"], in: dir, after: 1)
         #expect(run.status == 130 && run.seconds < CLI.seconds(5), "status \(run.status) after \(run.seconds) s")
         #expect(run.stderrLines.count == 1 && run.stderrLines.first?.contains("verify calibration stopped by Ctrl-C") == true, "\(run.stderrLines)")
         #expect(try Self.files(in: dir).isEmpty)
