@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Folders a command writes into (detect --annotate, undistort -o, capture --out) follow the rule of named
-/// files: a file in them that the run would replace is refused with one line and exit 73, before any
-/// work, and left as it was; with --force it is replaced.
+/// Folders a command writes into (detect --annotate, undistort -o, capture --out, render --clip -o) follow
+/// the rule of named files: a file in them that the run would replace is refused with one line and exit 73,
+/// before any work, and left as it was; with --force it is replaced.
 @Suite struct OverwriteFolderCLITests {
     static let single = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/aruco-original-photos/single")
@@ -16,6 +16,8 @@ import Testing
         (["undistort", "--calibration", "cam.yml", photo, "-o", "undistorted"], "undistorted/image-test.png"),
         (["capture", "--device", "frames", "--out", "views", "--every", "0", "--count", "1"], "views/capture.json"),
         (["capture", "--device", "frames", "--out", "views", "--every", "0", "--count", "1"], "views/view_000.png"),
+        (["render", "--clip", "2", "--size", "320x240", "-o", "clip"], "clip/frame_0012.png"),
+        (["render", "--clip", "2", "--size", "320x240", "-o", "clip"], "clip/truth.json"),
     ]
 
     @Test(arguments: 0..<cases.count)

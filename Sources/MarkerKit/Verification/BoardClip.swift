@@ -34,4 +34,37 @@ public struct BoardClip {
         try files.commit()
         return (video, spec)
     }
+
+    /// The file of frame `index` in a folder of frames.
+    public static func frameName(_ index: Int) -> String { String(format: "frame_%04d.png", index) }
+
+    /// How many frames the clip has.
+    public var frameCount: Int { verification.views * hold + (verification.views - 1) * max(move, 1) }
+
+    /// Writes the clip as a folder of gray PNG frames instead (`frame_0000.png`, ... in order, lossless,
+    /// e.g. for the fake camera's MARKERKIT_FAKE_CAMERA_FRAMES_DIR), with `board.json` and `truth.json`
+    /// (the camera the frames were rendered with) beside them. The folder exists; a file of the clip in it
+    /// is replaced only with `force`. Nothing is written until every frame is rendered.
+    @discardableResult
+    public func writeFrames(into directory: URL, force: Bool) throws -> (frames: Int, spec: URL) {
+        let spec = directory.appendingPathComponent("board.json")
+        try OutputFiles.checkDirectoryDestination(directory, names: ["board.json", "truth.json"] + (0..<frameCount).map(Self.frameName), force: force)
+        var files = OutputFiles()
+        var index = 0
+        try verification.renderClip(hold: hold, move: move) { gray, repeats in
+            let png = try Frame(width: gray.width, height: gray.height, stride: gray.width, format: .gray8, bytes: gray.pixels).encoded(as: "png")
+            for _ in 0..<repeats {
+                files.add(png, at: directory.appendingPathComponent(Self.frameName(index)))
+                index += 1
+            }
+        }
+        let boardSpec = BoardSpec.rendered(verification.charuco.map { .charuco($0) } ?? .checkerboard(verification.board))
+        files.add(try boardSpec.encoded(), at: spec)
+        // The camera only: a clip's frames have no markers of their own to list.
+        var truth = RenderTruthFile(camera: verification.camera, scenes: [], dictionary: verification.charuco?.dictionary ?? .arucoOriginal)
+        truth.board = verification.charuco.map { .rendered(.charuco($0)) }
+        files.add(try truth.encoded(), at: directory.appendingPathComponent("truth.json"))
+        try files.commit()
+        return (index, spec)
+    }
 }

@@ -125,15 +125,21 @@ public struct CalibrationVerification {
     /// A video of a hand moving the board from view to view: each view held still for `hold` frames,
     /// `move` frames of motion in between, at `fps`. Written to `url` (MJPEG AVI).
     public func renderClip(to url: URL, hold: Int, move: Int, fps: Double) throws {
+        let writer = try VideoFileWriter(url: url, width: width, height: height, framesPerSecond: fps)
+        try renderClip(hold: hold, move: move) { gray, repeats in
+            let frame = Frame(width: width, height: height, stride: 3 * width, format: .bgr8, bytes: gray.pixels.flatMap { [$0, $0, $0] })
+            for _ in 0..<repeats { try writer.write(frame) }
+        }
+        try writer.finish()
+    }
+
+    /// The clip's frames in order, each rendered once and handed to `frame` with how many frames in a row
+    /// show it (`hold` for a held view, 1 for a frame of motion).
+    public func renderClip(hold: Int, move: Int, frame: (GrayImage, Int) throws -> Void) throws {
         let scenes = try charuco == nil ? viewScenes() : charucoScenes()
         let renderer = SceneRenderer()
-        let writer = try VideoFileWriter(url: url, width: width, height: height, framesPerSecond: fps)
-        func frame(_ scene: Scene) throws -> Frame {
-            let gray = try renderer.render(scene)
-            return Frame(width: width, height: height, stride: 3 * width, format: .bgr8, bytes: gray.pixels.flatMap { [$0, $0, $0] })
-        }
         for (index, scene) in scenes.enumerated() {
-            for _ in 0..<hold { try writer.write(try frame(scene)) }
+            try frame(try renderer.render(scene), hold)
             guard index + 1 < scenes.count else { break }
             let a = scene.targets[0].pose, b = scenes[index + 1].targets[0].pose
             for step in 1...max(move, 1) {
@@ -141,10 +147,9 @@ public struct CalibrationVerification {
                 var moving = scene
                 moving.targets[0].pose = Pose3D(rvec: zip(a.rvec, b.rvec).map { $0 + ($1 - $0) * f },
                                                 tvec: zip(a.tvec, b.tvec).map { $0 + ($1 - $0) * f })
-                try writer.write(try frame(moving))
+                try frame(try renderer.render(moving), 1)
             }
         }
-        try writer.finish()
     }
 
     /// The ChArUco board's views (each leaving part of the board outside the image), reproducible from the seed.

@@ -24,6 +24,7 @@ struct Render: ParsableCommand {
           markerkit render --count 100 --calibration webcam --noise 2 --blur 0.5 -o hard/
           markerkit render --clip 20 --size 640x480 -o clip.avi    # then: capture --device clip.avi --auto
           markerkit render --clip 20 --board charuco -o clip.avi   # a ChArUco board leaving the image
+          markerkit render --clip 20 --size 640x480 -o clip/       # the same as PNG frames, truth.json beside
           markerkit render --board charuco --count 20 --k1 -0.4 --blur 0.8 -o boards/
           markerkit render --profile phone --count 5 -o phone/
         """
@@ -51,7 +52,7 @@ struct Render: ParsableCommand {
     var bend: Length?
     @Option(parsing: .unconditional, help: ArgumentHelp("The camera's k1 instead of its own (a pinhole model), -1 to 1, e.g. -0.4 for a strong barrel lens.", valueName: "k1"))
     var k1: Double?
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output folder (created when missing), or the video file with --clip.", valueName: "dir|file")) var output: String
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output folder (created when missing); with --clip the video file (.avi) or a folder for its PNG frames.", valueName: "dir|file")) var output: String
 
     func run() throws {
         if bend != nil && (board == nil || clip != nil) { throw MarkerKitError.invalidArgument("--bend goes with --board (without --clip)") }
