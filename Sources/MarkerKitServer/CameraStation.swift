@@ -204,6 +204,7 @@ public final class CameraStation: @unchecked Sendable {
             state.height = frame.height
             state.frames = feed.processed
             state.dropped = feed.dropped
+            state.bad = feed.badFrames
             state.fps = feed.framesPerSecond
             state.corners = corners?.count
             state.markers = markerCount

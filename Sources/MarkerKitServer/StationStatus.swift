@@ -38,8 +38,9 @@ public struct StationStatus: Codable, Sendable {
     public var message: String?
     public var directory: String
     public var width = 0, height = 0
-    /// Frames read from the device, dropped (a camera's frames nobody had time for) and read per second.
-    public var frames = 0, dropped = 0
+    /// Frames read from the device, dropped (a camera's frames nobody had time for), bad (damaged MJPEG
+    /// frames skipped) and read per second.
+    public var frames = 0, dropped = 0, bad = 0
     public var fps = 0.0
     /// The board's summary (nil without a board).
     public var board: String?

@@ -149,6 +149,54 @@ import Testing
         #expect(try CaptureLog.read(from: camera.dir.appendingPathComponent("unlocked/capture.json")).log.camera?.autofocus == true)
     }
 
+    /// `--calibration` on capture and serve (issue 29, point 4): the camera is compared with the state the
+    /// calibration records. Made at 1280x720, focus 45, zoom 120 on this card: the lock holds focus 45, a
+    /// 640x360 stream gets a notice, the zoom a warning naming both values; the camera's 640x480 (another
+    /// aspect ratio) is refused with one line, as is 640x360 with --no-scale, and the camera is put back.
+    @Test func captureAndServeCheckTheCameraAgainstACalibration() throws {
+        let camera = try Camera()
+        try """
+        %YAML:1.0
+        image_width: 1280
+        image_height: 720
+        camera_matrix: !!opencv-matrix
+           rows: 3
+           cols: 3
+           dt: d
+           data: [ 900., 0., 639.5, 0., 900., 359.5, 0., 0., 1. ]
+        distortion_coefficients: !!opencv-matrix
+           rows: 5
+           cols: 1
+           dt: d
+           data: [ 0., 0., 0., 0., 0. ]
+        device_card: HD Pro Webcam C920
+        device_width: 1280
+        device_height: 720
+        device_focus_automatic_continuous: 0
+        device_focus_absolute: 45
+        device_zoom_absolute: 120
+
+        """.write(to: camera.dir.appendingPathComponent("c920.yml"), atomically: true, encoding: .utf8)
+        let capture = ["capture", "--device", Self.device, "--every", "0.1", "--count", "2", "--calibration", "c920.yml"]
+        let scaled = try CLI.run(capture + ["--size", "640x360", "--out", "scaled"], in: camera.dir, environment: try camera.environment())
+        #expect(scaled.status == 0, "\(scaled.stderr)")
+        #expect(scaled.stderr.contains("note: holding the focus at 45, where calibration 'c920' was made"), "\(scaled.stderr)")
+        #expect(scaled.stderr.contains("note: calibration 'c920' is for 1280x720: its intrinsics are scaled by 0.5 for the camera's 640x360"), "\(scaled.stderr)")
+        #expect(scaled.stderr.contains("warning: calibration 'c920' was made at zoom 120, the camera is at zoom 100"), "\(scaled.stderr)")
+        #expect(!scaled.stderr.contains("focus 45, the camera is at focus"), "the focus is held where the calibration was made: \(scaled.stderr)")
+        #expect(try CaptureLog.read(from: camera.dir.appendingPathComponent("scaled/capture.json")).log.camera?.focus == 45)
+        camera.expectPutBack("after capture --calibration")
+
+        for (name, arguments) in [("capture", capture + ["--out", "cropped"]), ("capture --no-scale", capture + ["--size", "640x360", "--no-scale", "--out", "noscale"]),
+                                  ("serve", ["serve", "--device", Self.device, "--calibration", "c920.yml", "--out", "served", "--port", "0"])] {
+            let refused = try CLI.run(arguments, in: camera.dir, environment: try camera.environment())
+            #expect(refused.status == 64 && refused.stderrLines.filter { $0.hasPrefix("markerkit: error:") }.count == 1
+                    && refused.stderr.contains("calibration 'c920' is for 1280x720 but the camera streams 640x"), "\(name): \(refused.status) \(refused.stderr)")
+            camera.expectPutBack("after \(name) refused the calibration")
+        }
+        #expect(!FileManager.default.fileExists(atPath: camera.dir.appendingPathComponent("served").path))
+    }
+
     /// Unplugged while streaming: one line, exit 74, every view and line kept. The camera forgets its
     /// controls with its power (the fake removes its state), so nothing is left to put back.
     @Test func anUnpluggedCameraEndsCaptureAndTrackWithWhatWasKept() throws {

@@ -117,6 +117,10 @@ import Testing
         #expect(track.stdout.contains(" bad skipped") && track.stdout.contains("IDs 101 601 701 801 901 1001"), "\(track.stdout)")
         let lines = try String(contentsOf: dir.appendingPathComponent("track.jsonl"), encoding: .utf8).split(separator: "\n")
         #expect(lines.count >= 1)
+        // capture says so too (it said only "seen" and "dropped" before).
+        let capture = try CLI.run(["capture", "--device", Self.device, "--every", "0.1", "--count", "2", "--out", "views"], in: dir,
+                                  environment: environment.merging(["MARKERKIT_FAKE_CAMERA_FRAMES": "90"]) { $1 })
+        #expect(capture.status == 0 && capture.stdout.contains(" bad skipped)"), "\(capture.stdout) \(capture.stderr)")
         environment["MARKERKIT_FAKE_CAMERA_BAD_EVERY"] = "1"
         environment["MARKERKIT_FAKE_CAMERA_FRAMES"] = "100"
         let broken = try CLI.run(["track", "--device", Self.device, "--jsonl", "broken.jsonl"], in: dir, environment: environment)

@@ -87,6 +87,43 @@ import Testing
         }
     }
 
+    /// Issue 29: views taken while the autofocus hunted. Each view's camera is the webcam magnified about the
+    /// pixel grid's middle by m = 1 + 0.0004 (focus - 30), as the fake C920's focus does, its focus drawn from
+    /// 15-45 in view order. Split by focus, the halves are two lenses and the check says the lens moved; the
+    /// same views split every other view give each half the same mixture, and the check passes them (why
+    /// the split goes by focus). Views all at one focus are split every other view, as before.
+    @Test func viewsAtSeveralFocusValuesAreSplitByFocus() throws {
+        let board = try Checkerboard(innerColumns: 9, innerRows: 6, square: .mm(30))
+        let truth = BuiltInCamera.webcam(width: 1280, height: 720)
+        for seed in [3, 4, 5] as [UInt64] {
+            var random = SeededRandom(seed: seed)
+            var views: [Calibrator.View] = [], focus: [String: Int64] = [:]
+            for (k, view) in try Self.poses(truth: truth, board: board, count: 20, seed: seed, random: &random).enumerated() {
+                let f = Int64(random.uniform(15...45).rounded())
+                let m = 1 + 0.0004 * Double(f - 30), w = Double(truth.imageWidth - 1) / 2, h = Double(truth.imageHeight - 1) / 2
+                var k0 = truth.cameraMatrix
+                k0[0] *= m; k0[4] *= m; k0[2] = (k0[2] - w) * m + w; k0[5] = (k0[5] - h) * m + h
+                var scene = view.0
+                scene.camera = try CameraCalibration(name: "focus\(f)", model: truth.model, cameraMatrix: k0, distortion: truth.distortion,
+                                                     imageWidth: truth.imageWidth, imageHeight: truth.imageHeight)
+                let corners = try SceneTruth.chessboardCorners(of: scene)[0]
+                views.append(Calibrator.View(file: "/capture/view\(k).png", status: .used,
+                                             corners: corners.map { Point2(x: $0.x + 0.1 * random.gaussian(), y: $0.y + 0.1 * random.gaussian()) }))
+                focus["view\(k).png"] = f
+            }
+            let calibrator = Calibrator(board: board)
+            let result = try calibrator.calibrate(views: views, width: 1280, height: 720, name: "hunted")
+            let byFocus = try CrossValidation.run(calibrator, result: result, focus: focus)
+            let alternate = try CrossValidation.run(calibrator, result: result)
+            let held = try CrossValidation.run(calibrator, result: result, focus: focus.mapValues { _ in 30 })
+            print(String(format: "measured: hunted focus, seed %d: split by focus %@ ratio %.2f; every other view ratio %.2f",
+                         seed, "\(byFocus.focusRanges ?? [])", byFocus.ratio, alternate.ratio))
+            #expect(byFocus.modelTooLean && byFocus.verdict.contains("the lens moved with the focus"), "\(byFocus.verdict)")
+            #expect(byFocus.halves == [10, 10] && byFocus.focusRanges?[0][1] ?? 99 <= byFocus.focusRanges?[1][0] ?? 0)
+            #expect(alternate.focusRanges == nil && held.focusRanges == nil && held.ratio == alternate.ratio)
+        }
+    }
+
     @Test func fewerThanSixViewsCannotBeCrossValidated() throws {
         let board = try Checkerboard(innerColumns: 9, innerRows: 6, square: .mm(30))
         let camera = BuiltInCamera.webcam(width: 1280, height: 720)

@@ -89,6 +89,7 @@ function update(status) {
   $("camera-fps").textContent = status.fps.toFixed(1);
   $("frames").textContent = status.frames;
   $("dropped").textContent = status.dropped;
+  $("bad-frames").textContent = status.bad > 0 ? `, ${status.bad} damaged skipped` : "";
   $("message").hidden = !status.message;
   $("message").textContent = status.message || "";
   $("message").classList.toggle("error", status.phase === "failed");

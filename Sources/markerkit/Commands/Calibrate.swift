@@ -86,7 +86,9 @@ struct Calibrate: ParsableCommand {
         for view in result.views where view.status != .used { print("  not used: \(view.file): \(view.reason)") }
         if crossValidate {
             // The calibration stands whatever the check says; a check that cannot be made says why.
-            do { print(try CrossValidation.run(job.calibrator, result: result).verdict) } catch let error as MarkerKitError {
+            // A capture log's focus per view: views taken at several focus values are split by focus.
+            let focus = Dictionary((inputs.log?.images ?? []).compactMap { e in e.focus.map { (e.file, $0) } }, uniquingKeysWith: { a, _ in a })
+            do { print(try CrossValidation.run(job.calibrator, result: result, focus: focus).verdict) } catch let error as MarkerKitError {
                 print("cross-validation not possible: \(error.description)")
             }
         }

@@ -19,6 +19,7 @@ struct Capture: ParsableCommand {
           markerkit capture --list
           markerkit capture --device /dev/video0 --size 1280x720 --out shots/ --every 2 --count 10
           markerkit capture --device /dev/video0 --out views/ --board board.json --auto --calibrate webcam
+          markerkit capture --device C920 --calibration webcam --out more/ --board board.json --auto
           markerkit capture --device recording.mp4 --out views/ --board board.json --auto --count 20
         """
     )
@@ -27,6 +28,7 @@ struct Capture: ParsableCommand {
     @Option(help: ArgumentHelp("A camera (/dev/video0, a /dev/v4l/by-id/ link, or part of its name such as C920), a video file or a folder of images.", valueName: "device")) var device: String?
     @OptionGroup var camera: CameraOptions
     @OptionGroup var lock: LockOptions
+    @OptionGroup var match: CalibrationMatchOptions
     @Option(name: .customLong("out"), help: ArgumentHelp("Folder for the saved frames and capture.json (created when missing).", valueName: "dir")) var out: String?
     @Option(help: "How many frames or views to save, 1-10000.") var count: Int = 30
     @Option(help: ArgumentHelp("The board spec from 'markerkit generate checkerboard' or 'generate charuco'.", valueName: "board.json")) var board: String?
@@ -58,10 +60,12 @@ struct Capture: ParsableCommand {
         var session = try CaptureSession(directory: URL(fileURLWithPath: out), source: device, target: target, count: count, trigger: trigger,
                                          untilSigma: untilSigma)
         try session.checkDestination(force: force)
-        let lockRequest = try lock.request()
+        let stored = try match.stored()
+        let lockRequest = CalibrationMatchOptions.request(try lock.request(), holding: stored)
         let feed = try camera.open(device, color: true, lock: lockRequest)
         defer { feed.stop() } // also when a frame throws: the reading thread must be done before exit
         reportCameraSetup(feed.camera, locking: lockRequest != nil)
+        try match.check(stored, camera: feed.camera)
         let directory = try OutputFolder(out, option: "--out").url
         let preview = PreviewWindow(title: "markerkit capture")
         Interrupt.install()
@@ -86,7 +90,7 @@ struct Capture: ParsableCommand {
         endStatus()
         keys?.restore()
         let saved = outcome.saved.count
-        print("saved \(saved) frame\(saved == 1 ? "" : "s") in \(directory.relativePath)/ with capture.json (\(feed.processed) frames seen, \(feed.dropped) dropped)\(Interrupt.requested ? ", stopped by Ctrl-C" : "")")
+        print("saved \(saved) frame\(saved == 1 ? "" : "s") in \(directory.relativePath)/ with capture.json (\(feed.processed) frames seen, \(feed.dropped) dropped\(feed.badFrames > 0 ? ", \(feed.badFrames) bad skipped" : ""))\(Interrupt.requested ? ", stopped by Ctrl-C" : "")")
         if let u = outcome.uncertainty { print(CaptureStatus.uncertaintyLine(u, target: untilSigma)) }
         if let calibrate, let target, let location {
             var job = CalibrationJob(target: target, images: outcome.saved, name: location.name ?? calibrate)

@@ -30,6 +30,7 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("A camera (/dev/video0, a /dev/v4l/by-id/ link, or part of its name such as C920), a video file or a folder of images.", valueName: "device")) var device = "/dev/video0"
     @OptionGroup var camera: CameraOptions
     @OptionGroup var lock: LockOptions
+    @OptionGroup var match: CalibrationMatchOptions
     @Option(help: ArgumentHelp("The board spec from 'markerkit generate checkerboard' or 'generate charuco'; without it markers are shown and views kept on request.", valueName: "board.json"))
     var board: String?
     @OptionGroup var dictionaryOption: DictionaryOption
@@ -53,7 +54,8 @@ struct Serve: ParsableCommand {
         let target = try board.map { try BoardSpec.read(from: URL(fileURLWithPath: $0)).calibrationTarget() }
         let views = try OutputFolder(out ?? Self.defaultFolder(), option: "--out")
         var station = CameraStation.Configuration(device: device, directory: views.url)
-        station.options = try camera.options(color: true, lock: try lock.request())
+        let stored = try match.stored()
+        station.options = try camera.options(color: true, lock: CalibrationMatchOptions.request(try lock.request(), holding: stored))
         station.target = target
         station.dictionary = dictionaryOption.dictionary
         station.count = count
@@ -64,9 +66,13 @@ struct Serve: ParsableCommand {
         settings.port = port
         settings.allowedHosts = allowHosts
         let server: MarkerKitServer
+        var opened: CameraStation?
         do {
-            server = try MarkerKitServer(station: try CameraStation(station), desk: CalibrationDesk(store: .default, target: target), settings: settings)
+            opened = try CameraStation(station)
+            try match.check(stored, camera: opened?.camera)
+            server = try MarkerKitServer(station: opened!, desk: CalibrationDesk(store: .default, target: target), settings: settings)
         } catch {
+            opened?.stop() // puts the camera's settings back: the process ends before the station is released
             views.removeIfCreated()
             throw error
         }

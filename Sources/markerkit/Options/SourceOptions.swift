@@ -49,6 +49,41 @@ struct LockOptions: ParsableArguments {
     }
 }
 
+/// `--calibration` on capture and serve: the calibration the camera should match. The camera is compared
+/// with the state the calibration records (size, focus, zoom, autofocus, card), as track does, and the
+/// lock holds the focus it records unless --focus says otherwise.
+struct CalibrationMatchOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The calibration these views are for (a name in the store or a file): the camera is checked against the size, focus and zoom it records, and held at its focus.", valueName: "name|file"))
+    var calibration: String?
+    @Flag(name: .customLong("no-scale"), help: "With --calibration: refuse a camera streaming another size than the calibration's (by default a size of the same aspect ratio only gets a notice).")
+    var noScale = false
+
+    func stored() throws -> CameraCalibration? {
+        guard let calibration else {
+            if noScale { throw MarkerKitError.invalidArgument("--no-scale goes with --calibration") }
+            return nil
+        }
+        return try CalibrationStore.default.resolve(calibration)
+    }
+
+    /// The lock, holding the stored calibration's focus when the user named none.
+    static func request(_ request: CameraLock.Request?, holding stored: CameraCalibration?) -> CameraLock.Request? {
+        guard var request, request.focus == nil, let focus = stored?.camera?.focus else { return request }
+        request.focus = focus
+        note("holding the focus at \(focus), where calibration '\(stored?.name ?? "")' was made (--focus N holds another)")
+        return request
+    }
+
+    /// Notices and warnings for the camera against the stored calibration; another aspect ratio (or another
+    /// size with --no-scale) is refused.
+    func check(_ stored: CameraCalibration?, camera: V4L2Camera?) throws {
+        guard let stored, let camera else { return }
+        let fit = try CalibrationFit(stored, width: camera.width, height: camera.height, live: CameraState(camera: camera), scale: !noScale)
+        fit.notices.forEach(note)
+        fit.warnings.forEach(warn)
+    }
+}
+
 /// Options that pick and shape a frame source: a camera, a video file or an image folder.
 struct SourceOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A camera (/dev/video0, a /dev/v4l/by-id/ link, or part of its name such as C920), a video file or a folder of images.", valueName: "device"))

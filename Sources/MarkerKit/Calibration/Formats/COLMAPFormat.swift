@@ -20,7 +20,7 @@ enum COLMAPFormat {
         #   CAMERA_ID, MODEL, WIDTH, HEIGHT, PARAMS[]
         # Number of cameras: 1
         # Written by \(MarkerKitVersion.generator) from calibration \(c.name)
-        1 \(model) \(c.imageWidth) \(c.imageHeight) \(params)
+        \(cameraComment(c))1 \(model) \(c.imageWidth) \(c.imageHeight) \(params)
 
         """
         return Data(text.utf8)

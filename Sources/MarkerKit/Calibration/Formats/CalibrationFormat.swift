@@ -93,3 +93,11 @@ func requireExportable(_ c: CameraCalibration, format: String, skew: Bool) throw
         throw MarkerKitError.invalidArgument("\(format) needs the image size, which this calibration lacks")
     }
 }
+
+/// The camera a calibration was taken with, as a comment line for the formats that have no field for it
+/// (ROS, Kalibr, COLMAP, mrcal), or "" without a camera. Readers of those formats skip comments: the state
+/// is kept for people, not read back.
+func cameraComment(_ c: CameraCalibration) -> String {
+    guard let camera = c.camera else { return "" }
+    return "# taken with \(camera.summary)" + (camera.stablePath.map { " (\($0))" } ?? "") + "\n"
+}

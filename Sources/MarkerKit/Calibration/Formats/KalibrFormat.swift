@@ -20,7 +20,7 @@ enum KalibrFormat {
         }
         let text = """
         # Kalibr camchain, written by \(MarkerKitVersion.generator) from calibration \(c.name)
-        cam0:
+        \(cameraComment(c))cam0:
           camera_model: pinhole
           intrinsics: \(flowList([c.fx, c.fy, c.cx, c.cy]))
           distortion_model: \(model)

@@ -22,7 +22,7 @@ enum ROSFormat {
         let projection = [p[0], p[1], p[2], 0, p[3], p[4], p[5], 0, p[6], p[7], p[8], 0]
         let text = """
         # ROS camera_info, written by \(MarkerKitVersion.generator)
-        image_width: \(c.imageWidth)
+        \(cameraComment(c))image_width: \(c.imageWidth)
         image_height: \(c.imageHeight)
         camera_name: \(yamlString(c.name))
         camera_matrix:
