@@ -6,8 +6,8 @@ import Testing
 /// 30 +- 15 and whose picture is magnified by m = 1 + 0.0004 (focus - 30) about its middle: a rendered board
 /// clip streamed through it, `capture --auto --calibrate` with the default lock gives the clip's intrinsics
 /// as seen at the held focus within 3 of the calibration's own standard deviations; with --no-lock the
-/// calibration says the focus moved. scripts/webcam-lock-experiment runs the same on 10 seeds, with the
-/// cross-validation figures (docs/MEASUREMENTS.md, "Webcam lock").
+/// calibration says the focus moved and the cross-validation (split by focus) finds two lenses.
+/// scripts/webcam-lock-experiment runs the same on 10 seeds (docs/MEASUREMENTS.md, "Webcam lock").
 @Suite(.serialized) struct WebcamLockTests {
     static let device = "/dev/video-markerkit-lock"
     static let sharpFocus = 30.0
@@ -81,7 +81,13 @@ import Testing
             let show = try CLI.run(["calibrations", "show", "unlocked\(seed)"], in: dir,
                                    environment: ["MARKERKIT_CALIBRATIONS": dir.appendingPathComponent("Calibrations").path])
             #expect(show.stdout.contains("warning: the focus moved"), "\(show.stdout)")
-            print("measured: seed \(seed) unlocked, \(unlockedLog.images.count) views, focus \(range[0])-\(range[1])")
+            // And the cross-validation, which splits such views by focus, finds two lenses; the locked views pass it.
+            let crossUnlocked = try CLI.run(["calibrate", "unlocked\(seed)", "--cross-validate", "-o", "unlocked\(seed)-again.json"], in: dir)
+            #expect(crossUnlocked.status == 0 && crossUnlocked.stdout.contains("the lens moved with the focus"), "\(crossUnlocked.stdout) \(crossUnlocked.stderr)")
+            let crossLocked = try CLI.run(["calibrate", "locked\(seed)", "--cross-validate", "-o", "locked\(seed)-again.json"], in: dir)
+            #expect(crossLocked.status == 0 && crossLocked.stdout.contains("model follows this lens"), "\(crossLocked.stdout) \(crossLocked.stderr)")
+            let verdict = { (out: String) in out.split(separator: "\n").first { $0.hasPrefix("cross-validation") } ?? "" }
+            print("measured: seed \(seed) unlocked, \(unlockedLog.images.count) views, focus \(range[0])-\(range[1]); \(verdict(crossUnlocked.stdout)); locked: \(verdict(crossLocked.stdout))")
         }
     }
 }

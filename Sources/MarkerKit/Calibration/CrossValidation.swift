@@ -85,7 +85,10 @@ public struct CrossValidation: Codable, Sendable {
     }
 
     /// The two halves: by focus (lower values first, ties in view order) when every view has a focus and
-    /// there are several, else every other view.
+    /// there are several, else every other view. Halves of equal size, even if one focus value falls in
+    /// both: a split at a focus boundary that favours a larger difference of mean focus leaves a half of
+    /// 3-4 views whose calibration is loose, and flagged fewer of the hunting camera's captures (7 of 10
+    /// against 9 of 10, docs/MEASUREMENTS.md).
     static func split(_ views: [Calibrator.View], focus: [String: Int64]) -> ([[Calibrator.View]], [[Int64]]?) {
         let values = views.map { focus[URL(fileURLWithPath: $0.file).lastPathComponent] }
         let known = values.compactMap { $0 }
