@@ -6,7 +6,7 @@ import Testing
 /// 30 +- 15 and whose picture is magnified by m = 1 + 0.0004 (focus - 30) about its middle: a rendered board
 /// clip streamed through it, `capture --auto --calibrate` with the default lock gives the clip's intrinsics
 /// as seen at the held focus within 3 of the calibration's own standard deviations; with --no-lock the
-/// calibration says the focus moved and the cross-validation (split by focus) finds two lenses.
+/// calibration says the focus moved, and its cross-validation splits the views by focus.
 /// scripts/webcam-lock-experiment runs the same on 10 seeds (docs/MEASUREMENTS.md, "Webcam lock").
 @Suite(.serialized) struct WebcamLockTests {
     static let device = "/dev/video-markerkit-lock"
@@ -81,12 +81,22 @@ import Testing
             let show = try CLI.run(["calibrations", "show", "unlocked\(seed)"], in: dir,
                                    environment: ["MARKERKIT_CALIBRATIONS": dir.appendingPathComponent("Calibrations").path])
             #expect(show.stdout.contains("warning: the focus moved"), "\(show.stdout)")
-            // And the cross-validation, which splits such views by focus, finds two lenses; the locked views pass it.
+            // And the cross-validation splits such views by focus (the locked ones every other view). Its ratio is
+            // printed, not checked: above its threshold of 3 in 9 of 10 seeds of scripts/webcam-lock-experiment (20-view
+            // clips), but on this 16-view clip it ranged 0.25-3.49 over runs (seed 3 once 0.25 against the locked 0.87):
+            // a hunt that moves the lens less than a half's noise cannot be seen by comparing halves. The warning above
+            // is what always flags an unlocked capture.
             let crossUnlocked = try CLI.run(["calibrate", "unlocked\(seed)", "--cross-validate", "-o", "unlocked\(seed)-again.json"], in: dir)
-            #expect(crossUnlocked.status == 0 && crossUnlocked.stdout.contains("the lens moved with the focus"), "\(crossUnlocked.stdout) \(crossUnlocked.stderr)")
+            #expect(crossUnlocked.status == 0 && crossUnlocked.stdout.contains(" views at focus "), "\(crossUnlocked.stdout) \(crossUnlocked.stderr)")
             let crossLocked = try CLI.run(["calibrate", "locked\(seed)", "--cross-validate", "-o", "locked\(seed)-again.json"], in: dir)
-            #expect(crossLocked.status == 0 && crossLocked.stdout.contains("model follows this lens"), "\(crossLocked.stdout) \(crossLocked.stderr)")
-            let verdict = { (out: String) in out.split(separator: "\n").first { $0.hasPrefix("cross-validation") } ?? "" }
+            #expect(crossLocked.status == 0 && !crossLocked.stdout.contains(" views at focus "), "\(crossLocked.stdout) \(crossLocked.stderr)")
+            let verdict = { (out: String) in String(out.split(separator: "\n").first { $0.hasPrefix("cross-validation") } ?? "") }
+            let ratio = { (out: String) -> Double in
+                let line = verdict(out)
+                guard let r = line.range(of: #"ratio [0-9.]+"#, options: .regularExpression) else { return .nan }
+                return Double(line[r].dropFirst(6)) ?? .nan
+            }
+            #expect(ratio(crossUnlocked.stdout).isFinite && ratio(crossLocked.stdout).isFinite, "\(crossUnlocked.stdout) \(crossLocked.stdout)")
             print("measured: seed \(seed) unlocked, \(unlockedLog.images.count) views, focus \(range[0])-\(range[1]); \(verdict(crossUnlocked.stdout)); locked: \(verdict(crossLocked.stdout))")
         }
     }
