@@ -68,9 +68,10 @@ struct Serve: ParsableCommand {
         let server: MarkerKitServer
         var opened: CameraStation?
         do {
-            opened = try CameraStation(station)
-            try match.check(stored, camera: opened?.camera)
-            server = try MarkerKitServer(station: opened!, desk: CalibrationDesk(store: .default, target: target), settings: settings)
+            let cameraStation = try CameraStation(station)
+            opened = cameraStation
+            try match.check(stored, camera: cameraStation.camera)
+            server = try MarkerKitServer(station: cameraStation, desk: CalibrationDesk(store: .default, target: target), settings: settings)
         } catch {
             opened?.stop() // puts the camera's settings back: the process ends before the station is released
             views.removeIfCreated()
