@@ -117,5 +117,8 @@ import Testing
         #expect(CalibrationVerdict.places(coverage.missing) == "the left edge and the four corners")
         #expect(CalibrationVerdict.places(["left edge", "bottom edge", "top-right corner"]) == "the left and bottom edges and the top-right corner")
         #expect(CalibrationSummary.boardSize(columns: 4, rows: 6) == "5x7 squares (4x6 inner corners)")
+        #expect(CalibrationVerdict.place(ProjectionUncertainty.Point(x: 0, y: 479, sigma: 1), width: 640, height: 480) == "bottom left")
+        #expect(CalibrationVerdict.place(ProjectionUncertainty.Point(x: 320, y: 240, sigma: 1), width: 640, height: 480) == "middle")
+        #expect(CalibrationVerdict.place(ProjectionUncertainty.Point(x: 639, y: 240, sigma: 1), width: 640, height: 480) == "right")
     }
 }
