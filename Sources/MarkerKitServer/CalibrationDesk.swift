@@ -15,6 +15,14 @@ public final class CalibrationDesk: @unchecked Sendable {
         public let notUsed: [String]
         /// Every export format, with why it cannot carry this calibration when it cannot (Kalibr and k3, say).
         public let formats: [Format]
+        /// The verdict ("good", "usable in the centre", "not usable"), why, and what to do (also in `lines`).
+        public let verdict: Verdict?
+    }
+
+    public struct Verdict: Codable, Sendable {
+        public let grade: String
+        public let reason: String
+        public let advice: [String]
     }
 
     public struct Format: Codable, Sendable {
@@ -73,7 +81,8 @@ public final class CalibrationDesk: @unchecked Sendable {
     }
 
     private func summary(_ result: Calibrator.Result, images: Int) -> Summary {
-        Summary(name: result.calibration.name, lines: CalibrationSummary.lines(for: result.calibration), used: result.used.count, images: images,
+        let verdict = CalibrationVerdict(result.calibration).map { Verdict(grade: $0.grade.rawValue, reason: $0.reason, advice: $0.advice) }
+        return Summary(name: result.calibration.name, lines: CalibrationSummary.lines(for: result.calibration), used: result.used.count, images: images,
                 notUsed: result.views.filter { $0.status != .used }.map { "\($0.file): \($0.reason)" },
                 formats: CalibrationFormat.allCases.map { format in
                     do {
@@ -82,7 +91,7 @@ public final class CalibrationDesk: @unchecked Sendable {
                     } catch {
                         return Format(name: format.rawValue, problem: (error as? MarkerKitError)?.description ?? "\(error)")
                     }
-                })
+                }, verdict: verdict)
     }
 
     private func current() throws -> Calibrator.Result {

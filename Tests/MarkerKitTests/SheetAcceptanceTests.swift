@@ -116,8 +116,9 @@ import Testing
         // Every corner lies where the spec's origin says (pixel centres at integers: +0.5 px).
         let spec = try BoardSpec.read(from: specURL)
         let xs = corners.map { ($0.x + 0.5) / dpi * 25.4 }, ys = corners.map { ($0.y + 0.5) / dpi * 25.4 }
-        let expectedX = (1...9).map { spec.boardOrigin.x + Double($0) * 20 }
-        let expectedY = (1...6).map { spec.boardOrigin.y + Double($0) * 20 }
+        let origin = try #require(spec.boardOrigin)
+        let expectedX = (1...9).map { origin.x + Double($0) * 20 }
+        let expectedY = (1...6).map { origin.y + Double($0) * 20 }
         let foundX = Set(xs.map { x in expectedX.min { abs($0 - x) < abs($1 - x) }! })
         #expect(foundX.count == 9)
         for x in xs { #expect(expectedX.contains { abs($0 - x) < 0.1 }) }
@@ -125,7 +126,7 @@ import Testing
         // The spec reads back to the same board.
         #expect(try spec.checkerboard() == board)
         #expect(spec.squareSize == BoardSpec.Measure(value: 20, unit: "mm"))
-        #expect(spec.page.name == "A4 landscape" && spec.generator == MarkerKitVersion.generator)
+        #expect(spec.page?.name == "A4 landscape" && spec.generator == MarkerKitVersion.generator)
     }
 
     @Test func singleMarkerSitsOnAPageJustLargeEnough() throws {

@@ -43,27 +43,39 @@ public struct BoardSpec: FormattedJSONFile, Equatable, Sendable {
     public var dictionary: String?
     public var firstId: Int?
     public var layout: String?
-    public var page: Page
-    /// Top-left corner of the board's outer edge on the page, from the page's top-left.
-    public var boardOrigin: Origin
+    /// The page the board was printed on; absent from the spec of a board described, not printed (one
+    /// already owned).
+    public var page: Page?
+    /// Top-left corner of the board's outer edge on the page, from the page's top-left (absent with `page`).
+    public var boardOrigin: Origin?
     public var generator: String
 
     public init(board: Checkerboard, page: PageSize, origin: (x: Double, y: Double)) {
+        self.init(board: board)
+        self.page = Page(name: page.name, width: page.width.millimetres, height: page.height.millimetres, unit: "mm")
+        boardOrigin = Origin(x: origin.x, y: origin.y, unit: "mm")
+    }
+
+    /// The spec of a chessboard described but not printed: no page.
+    public init(board: Checkerboard) {
         innerCorners = Count(columns: board.innerColumns, rows: board.innerRows)
         squares = Count(columns: board.squareColumns, rows: board.squareRows)
         squareSize = Measure(value: board.square.millimetres, unit: "mm")
-        self.page = Page(name: page.name, width: page.width.millimetres, height: page.height.millimetres, unit: "mm")
-        boardOrigin = Origin(x: origin.x, y: origin.y, unit: "mm")
         generator = MarkerKitVersion.generator
     }
 
     /// A ChArUco board's spec.
     public init(charuco board: CharucoBoard, page: PageSize, origin: (x: Double, y: Double)) {
+        self.init(charuco: board)
+        self.page = Page(name: page.name, width: page.width.millimetres, height: page.height.millimetres, unit: "mm")
+        boardOrigin = Origin(x: origin.x, y: origin.y, unit: "mm")
+    }
+
+    /// The spec of a ChArUco board described but not printed: no page.
+    public init(charuco board: CharucoBoard) {
         innerCorners = Count(columns: board.squaresX - 1, rows: board.squaresY - 1)
         squares = Count(columns: board.squaresX, rows: board.squaresY)
         squareSize = Measure(value: board.square.millimetres, unit: "mm")
-        self.page = Page(name: page.name, width: page.width.millimetres, height: page.height.millimetres, unit: "mm")
-        boardOrigin = Origin(x: origin.x, y: origin.y, unit: "mm")
         generator = MarkerKitVersion.generator
         type = "charuco"
         firstSquare = board.holdsMarker(column: 0, row: 0) ? "white" : "black"

@@ -111,8 +111,8 @@ public struct CharucoBoard: Equatable, Sendable {
     public var width: Length { .mm(Double(squaresX) * square.millimetres) }
     public var height: Length { .mm(Double(squaresY) * square.millimetres) }
 
-    /// "5x7 squares of 40 mm, 20 mm markers of DICT_ARUCO_ORIGINAL from ID 0".
+    /// "5x7 squares of 40 mm (4x6 inner corners), 20 mm markers of DICT_ARUCO_ORIGINAL from ID 0".
     public var summary: String {
-        "\(squaresX)x\(squaresY) squares of \(square), \(marker) markers of \(dictionary.name) from ID \(firstID)\(legacy ? ", legacy layout" : "")"
+        "\(squaresX)x\(squaresY) squares of \(square) (\(squaresX - 1)x\(squaresY - 1) inner corners), \(marker) markers of \(dictionary.name) from ID \(firstID)\(legacy ? ", legacy layout" : "")"
     }
 }

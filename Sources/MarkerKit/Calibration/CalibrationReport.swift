@@ -51,9 +51,13 @@ public struct CalibrationReport {
             SheetDocument.Page(size: page) { canvas in
                 Self.heading(canvas, "Calibration of \(c.name)", page: 1, of: pages)
                 var y = 30.0
+                // Long lines (the verdict and its advice) wrapped, the verdict in bold.
                 for line in CalibrationSummary.lines(for: c) {
-                    canvas.text(line.trimmingCharacters(in: .whitespaces), x: 15, baseline: y, size: 3.2, maxWidth: 180)
-                    y += 5
+                    let text = line.trimmingCharacters(in: .whitespaces), verdict = text.hasPrefix("verdict:")
+                    for (k, part) in Self.wrap(text, width: 180, size: 3.2, bold: verdict, canvas: canvas).enumerated() {
+                        canvas.text(part, x: k == 0 ? 15 : 19, baseline: y, size: 3.2, maxWidth: 180, bold: verdict)
+                        y += k == 0 ? 5 : 4.5
+                    }
                 }
                 let skipped = views.filter { $0.status != .used }
                 y += 3
@@ -95,6 +99,21 @@ public struct CalibrationReport {
             })
         }
         return document
+    }
+
+    /// `text` broken at spaces into lines no wider than `width` mm (the first line) or `width` - 4 mm.
+    static func wrap(_ text: String, width: Double, size: Double, bold: Bool, canvas: Canvas) -> [String] {
+        var lines: [String] = [], current = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: false) {
+            let trial = current.isEmpty ? String(word) : current + " " + word
+            if !current.isEmpty, canvas.textWidth(trial, size: size, bold: bold) > width - (lines.isEmpty ? 0 : 4) {
+                lines.append(current)
+                current = String(word)
+            } else {
+                current = trial
+            }
+        }
+        return lines + [current]
     }
 
     /// IDs as runs: "0-5, 7, 9-12".

@@ -210,10 +210,11 @@ public struct Calibrator: Sendable {
             let lens = model == .fisheye ? "" : String(format: "; or the %@ model cannot follow the lens (RMS %.2f px): with a wide-angle lens try --model fisheye", model.rawValue, c.rms)
             throw MarkerKitError.badInput(String(format: "the views are too similar to constrain the focal length (fx %.1f ± %.1f px): tilt the board in different directions, about 30-45°", k[0], sd[0]) + lens)
         }
-        let provenance = CameraCalibration.Provenance(
+        var provenance = CameraCalibration.Provenance(
             calibrationTime: ISO8601DateFormatter().string(from: Date()), views: used, boardColumns: target.innerColumns,
             boardRows: target.innerRows, squareSize: target.square.millimetres, units: "mm", flags: Int(c.flags), rms: c.rms,
             perViewErrors: views.compactMap { $0.status == .used ? $0.rms : nil }, stdDeviations: sd, detector: detectorSummary)
+        provenance.coverage = try ViewCoverage(views: views.filter { $0.status == .used }, boardPoints: points, width: width, height: height)
         var calibration = try CameraCalibration(name: name, model: model, cameraMatrix: k, distortion: d, imageWidth: width,
                                                 imageHeight: height, provenance: provenance)
         calibration.projectionCovariance = try projectionCovariance(of: calibration, views: views, points: points)

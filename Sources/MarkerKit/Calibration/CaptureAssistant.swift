@@ -172,12 +172,7 @@ public struct CaptureAssistant {
         public let points: [ProjectionUncertainty.Point]
 
         /// "top left", "middle", "bottom right" ...: where in the image the worst point is.
-        public var place: String {
-            let column = ["left", "", "right"][min(2, Int(3 * worst.x / Double(max(width, 1))))]
-            let row = ["top", "", "bottom"][min(2, Int(3 * worst.y / Double(max(height, 1))))]
-            let words = [row, column].filter { !$0.isEmpty }
-            return words.isEmpty ? "middle" : words.joined(separator: " ")
-        }
+        public var place: String { CalibrationVerdict.place(worst, width: Double(max(width, 1)), height: Double(max(height, 1))) }
     }
 
     public private(set) var uncertainty: UncertaintyState?

@@ -1,59 +1,7 @@
 import Foundation
 
-/// Is the lens model rich enough, and did the lens hold still? The views are split into two halves, each
-/// half calibrated on its own, and the two calibrations compared as mrcal's cross-validation does: their
-/// projection difference against the difference their own uncertainty allows, sqrt(sigma_a^2 + sigma_b^2),
-/// where the views put data (where that allowance is within three times its least value over the image).
-/// Noise alone gives ratios of about one; a model that cannot follow the lens bends each half differently
-/// and gives several times more.
-///
-/// The halves are every other view, so both cover the image alike, unless the views were taken at more
-/// than one focus (a capture with the lock off): then the views at the lower focus values form one half
-/// and the rest the other, so that a lens that moved with the focus shows as two different lenses. A
-/// random split would hand each half the same mixture and hide it.
-public struct CrossValidation: Codable, Sendable {
-    public let model: String
-    public let halves: [Int]
-    /// Each half's lowest and highest focus when the views were split by focus; nil for every other view.
-    public let focusRanges: [[Int64]]?
-    /// Median projection difference and median allowance over the compared area (px), their ratio, and
-    /// how many grid points the area holds.
-    public let medianDifference: Double
-    public let medianAllowed: Double
-    public let ratio: Double
-    public let points: Int
-    /// Above this ratio the model is called too lean.
-    public static let limit = 3.0
-
-    public var modelTooLean: Bool { ratio > Self.limit }
-
-    /// A richer model to try, when there is one here.
-    public var richerModel: String? {
-        switch CameraCalibration.Model(rawValue: model) {
-        case .opencv4: return "opencv5"
-        case .opencv5: return "opencv8 (or fisheye for a wide-angle lens)"
-        case .pinhole: return "opencv5"
-        default: return nil
-        }
-    }
-
-    public var verdict: String {
-        let split = focusRanges.map { r in
-            " at focus \(r[0].map(String.init).joined(separator: "-")) and \(r[1].map(String.init).joined(separator: "-"))"
-        } ?? ""
-        let figures = String(format: "the two halves (%d and %d views%@) differ by %.3f px (median) where their own uncertainty allows %.3f px: ratio %.2f",
-                             halves[0], halves[1], split, medianDifference, medianAllowed, ratio)
-        if focusRanges != nil {
-            guard modelTooLean else { return "cross-validation: \(figures); the lens did not move measurably with the focus and the \(model) model follows it" }
-            return "cross-validation: \(figures), more than \(Int(Self.limit)) times what noise explains: the lens moved with the focus, so this calibration holds at no one focus (capture again with the focus held: without --no-lock)"
-        }
-        guard modelTooLean else { return "cross-validation: \(figures); the \(model) model follows this lens" }
-        let advice = richerModel.map { ": calibrate with --model \($0)" }
-            ?? " (no richer model here; with few views a rich model also wanders where they do not pin it: take more views"
-            + (model == "fisheye" ? ")" : ", or try --model fisheye for a wide-angle lens)")
-        return "cross-validation: \(figures), more than \(Int(Self.limit)) times what noise explains: the \(model) model does not follow this lens" + advice
-    }
-
+/// Running the cross-validation (the figures it gives and their verdict: Camera/CalibrationChecks.swift).
+extension CrossValidation {
     /// Splits `result`'s used views and calibrates each half with `calibrator`; needs 6 views or more.
     /// `focus` gives the camera's focus per image file name (a capture log's); views at several focus values
     /// are split by focus.
@@ -79,9 +27,10 @@ public struct CrossValidation: Codable, Sendable {
         let allowed = zip(sa, sb).map { ($0.sigma * $0.sigma + $1.sigma * $1.sigma).squareRoot() }
         func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
         let ratios = zip(difference.points, allowed).map { $0.difference / max($1, 1e-12) }
-        return CrossValidation(model: c.model.rawValue, halves: parts.map(\.count), focusRanges: focusRanges,
+        return try CrossValidation(model: c.model.rawValue, halves: parts.map(\.count), focusRanges: focusRanges,
                                medianDifference: median(difference.points.map(\.difference)), medianAllowed: median(allowed),
-                               ratio: median(ratios), points: ratios.count)
+                               ratio: median(ratios), points: ratios.count,
+                               diagonal: (Double(c.imageWidth * c.imageWidth + c.imageHeight * c.imageHeight)).squareRoot())
     }
 
     /// The two halves: by focus (lower values first, ties in view order) when every view has a focus and

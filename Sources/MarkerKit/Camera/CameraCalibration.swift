@@ -62,6 +62,10 @@ public struct CameraCalibration: Sendable, Equatable {
         public var stdDeviations: [Double]
         public var generator: String
         public var detector: String
+        /// Where the views put the board (calibrations by `markerkit calibrate` since the verdict), for the verdict.
+        public var coverage: ViewCoverage?
+        /// The cross-validation, when one was run with the calibration.
+        public var crossValidation: CrossValidation?
 
         public init(calibrationTime: String, views: Int, boardColumns: Int, boardRows: Int, squareSize: Double,
                     units: String, flags: Int, rms: Double, perViewErrors: [Double], stdDeviations: [Double],

@@ -27,12 +27,9 @@ public struct CheckerboardSheet {
                 return
             }
         }
-        let largest = candidates.map { Self.largestSquare(board, on: $0, margin: margin.millimetres, style: style) }.max() ?? 0
         var message = "a \(board.summary) board is \(board.width) x \(board.height) and does not fit on \(page) with its one-square white border and \(margin) margins"
-        message += largest >= 0.1 ? ": the largest square that fits is \(Length.format(largest)) mm" : ""
-        if let bigger = try Self.smallestPreset(holding: board, like: page, margin: margin.millimetres, style: style) {
-            message += ", or print it on \(bigger.name)"
-        }
+        message += BoardPlacement.fitHint(largest: Self.largestSquare(board, on: candidates, margin: margin.millimetres, style: style),
+                                          bigger: try Self.smallestPreset(holding: board, like: page, margin: margin.millimetres, style: style))
         throw MarkerKitError.invalidArgument(message)
     }
 
@@ -56,27 +53,17 @@ public struct CheckerboardSheet {
                               on: page, margin: margin, footer: style.footerHeight)
     }
 
-    static func largestSquare(_ board: Checkerboard, on page: PageSize, margin: Double, style: SheetStyle) -> Double {
-        var low = 0.0, high = page.width.millimetres + page.height.millimetres
-        for _ in 0..<60 {
-            let mid = (low + high) / 2
-            guard let trial = try? Checkerboard(innerColumns: board.innerColumns, innerRows: board.innerRows, square: .mm(mid)) else {
-                high = mid
-                continue
-            }
-            if place(trial, on: page, margin: margin, style: style) != nil { low = mid } else { high = mid }
+    static func largestSquare(_ board: Checkerboard, on pages: [PageSize], margin: Double, style: SheetStyle) -> Double {
+        BoardPlacement.largestSquare(on: pages) { side, page in
+            guard let trial = try? Checkerboard(innerColumns: board.innerColumns, innerRows: board.innerRows, square: .mm(side)) else { return false }
+            return place(trial, on: page, margin: margin, style: style) != nil
         }
-        return (low * 10).rounded(.down) / 10
     }
 
     /// The smallest preset page that holds `board`, from the same family as `page` (ISO A or US) when
     /// one there does.
     static func smallestPreset(holding board: Checkerboard, like page: PageSize, margin: Double,
                                style: SheetStyle) throws -> PageSize? {
-        func isISO(_ p: PageSize) -> Bool { p.name.first == "A" && p.name.dropFirst().first?.isNumber == true }
-        let holding = try PageSize.presets()
-            .sorted { $0.width.millimetres * $0.height.millimetres < $1.width.millimetres * $1.height.millimetres }
-            .filter { place(board, on: $0, margin: margin, style: style) != nil || place(board, on: $0.landscape, margin: margin, style: style) != nil }
-        return holding.first { isISO($0) == isISO(page) } ?? holding.first
+        try BoardPlacement.smallestPreset(like: page) { place(board, on: $0, margin: margin, style: style) != nil }
     }
 }

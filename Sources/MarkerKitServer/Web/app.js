@@ -172,6 +172,13 @@ $("keep").onclick = async () => {
   try { await call("/api/keep", {}); say($("action"), "keeping the next frame with the board in it"); } catch (e) { say($("action"), e.message, true); }
 };
 
+// The verdict above the summary: grade and reason, then what to do, coloured by grade.
+function showVerdict(verdict) {
+  const p = $("verdict");
+  p.className = verdict ? "verdict " + verdict.grade.replace(/ /g, "-") : "";
+  p.textContent = verdict ? [`${verdict.grade}: ${verdict.reason}`, ...verdict.advice.map((a) => "to do: " + a)].join("\n") : "";
+}
+
 $("calibrate").onclick = async () => {
   say($("action"), "calibrating…");
   $("calibrate").disabled = true;
@@ -179,6 +186,7 @@ $("calibrate").onclick = async () => {
     const result = await (await call("/api/calibrate", { model: $("model").value })).json();
     say($("action"), `calibrated from ${result.used} of ${result.images} views`);
     $("result").hidden = false;
+    showVerdict(result.verdict);
     $("summary").textContent = result.lines.join("\n");
     $("not-used").textContent = result.notUsed.length ? "not used: " + result.notUsed.join("; ") : "";
     $("report").href = withToken("/api/result/report.pdf");

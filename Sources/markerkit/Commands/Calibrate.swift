@@ -76,22 +76,29 @@ struct Calibrate: ParsableCommand {
         job.jobs = jobCount
         let progress = ProgressBar(label: "finding boards")
         Interrupt.install()
-        let result = try job.run(progress: { done, total, file in
+        var result = try job.run(progress: { done, total, file in
             progress.update(done, total, file)
             if done == total { progress.finish() }
             try Interrupt.checkpoint("calibration")
         }, checkpoint: { try Interrupt.checkpoint("calibration") })
-        print("calibrated from \(result.used.count) of \(inputs.images.count) images")
-        for line in CalibrationSummary.lines(for: result.calibration) { print(line) }
-        for view in result.views where view.status != .used { print("  not used: \(view.file): \(view.reason)") }
+        var crossValidation: String?
         if crossValidate {
             // The calibration stands whatever the check says; a check that cannot be made says why.
             // A capture log's focus per view: views taken at several focus values are split by focus.
+            // The check is recorded with the calibration, whose verdict weighs it.
             let focus = Dictionary((inputs.log?.images ?? []).compactMap { e in e.focus.map { (e.file, $0) } }, uniquingKeysWith: { a, _ in a })
-            do { print(try CrossValidation.run(job.calibrator, result: result, focus: focus).verdict) } catch let error as MarkerKitError {
-                print("cross-validation not possible: \(error.description)")
+            do {
+                let check = try CrossValidation.run(job.calibrator, result: result, focus: focus)
+                result.calibration.provenance?.crossValidation = check
+                crossValidation = check.verdict
+            } catch let error as MarkerKitError {
+                crossValidation = "cross-validation not possible: \(error.description)"
             }
         }
+        print("calibrated from \(result.used.count) of \(inputs.images.count) images")
+        for line in CalibrationSummary.lines(for: result.calibration) { print(line) }
+        for view in result.views where view.status != .used { print("  not used: \(view.file): \(view.reason)") }
+        if let crossValidation { print(crossValidation) }
 
         if let (url, format) = reportTarget {
             var files = OutputFiles()

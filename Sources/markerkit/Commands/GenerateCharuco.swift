@@ -10,11 +10,13 @@ struct GenerateCharuco: ParsableCommand {
         --squares counts squares, COLUMNSxROWS, as OpenCV's CharucoBoard does (5x7: 4x6 corners). Markers \
         go in the white squares, numbered row by row from the top left from --first-id; boards with an \
         even number of rows are laid out as OpenCV 4.6 and later lay them out, --legacy for the older \
-        layout. Next to the output goes the board spec NAME.json.
+        layout. Next to the output goes the board spec NAME.json. A board you already own needs only its \
+        spec: --spec-only -o board.json writes that and no page.
 
         Examples:
           markerkit generate charuco --squares 5x7 --square 40mm --marker 20mm --page a3 -o charuco.pdf
           markerkit generate charuco --squares 8x11 --square 20mm --marker 15mm --dictionary 5x5_100 -o c.pdf
+          markerkit generate charuco --squares 5x7 --square 40mm --marker 20mm --dictionary 5x5_1000 --spec-only -o board.json
         """
     )
 
@@ -37,11 +39,19 @@ struct GenerateCharuco: ParsableCommand {
 
     @OptionGroup var sheet: SheetOptions
 
+    @OptionGroup var specOnly: SpecOnlyOption
+
+    func validate() throws { try specOnly.validate(sheet) }
+
     func run() throws {
         let board = try CharucoBoard(squaresX: squares.columns, squaresY: squares.rows, square: square, marker: marker,
                                      dictionary: dictionaryOption.dictionary, firstID: firstId, legacy: legacy)
+        if specOnly.specOnly {
+            return try specOnly.write(BoardSpec(charuco: board), to: sheet.output, force: sheet.force,
+                                      summary: "ChArUco board \(board.summary), \(board.width) x \(board.height): spec only, no page")
+        }
         let destination = try sheet.destination()
-        let placed = try CharucoSheet(board: board, page: try sheet.pageSize(), margin: sheet.margin)
+        let placed = try SpecOnlyOption.hinted { try CharucoSheet(board: board, page: try sheet.pageSize(), margin: sheet.margin) }
         let specURL = destination.url.deletingPathExtension().appendingPathExtension("json")
         try OutputFiles.checkDestination(specURL, force: sheet.force)
         try placed.document().write(

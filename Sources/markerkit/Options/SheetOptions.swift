@@ -42,6 +42,40 @@ struct SheetOptions: ParsableArguments {
     }
 }
 
+/// `--spec-only`: a board you already own, described by its spec alone: no page, so nothing to fit.
+struct SpecOnlyOption: ParsableArguments {
+    @Flag(help: "Write only the board spec (-o board.json, lengths in mm) for a board you already own: no page is drawn, so the board need not fit one.")
+    var specOnly = false
+
+    /// Checks the options that only a page takes are absent.
+    func validate(_ sheet: SheetOptions) throws {
+        guard specOnly else { return }
+        if sheet.page != nil || sheet.landscape { throw ValidationError("--spec-only draws no page: leave out --page and --landscape") }
+    }
+
+    /// Writes `spec` to -o (a .json file), replacing a file only with --force.
+    func write(_ spec: BoardSpec, to output: String, force: Bool, summary: String) throws {
+        let url = URL(fileURLWithPath: output)
+        guard url.pathExtension.lowercased() == "json" else {
+            throw MarkerKitError.cannotWrite("--spec-only writes the board spec as JSON: give -o NAME.json, not '\(output)'")
+        }
+        try OutputFiles.checkDestination(url, force: force)
+        var files = OutputFiles()
+        files.add(try spec.encoded(), at: url)
+        for url in try files.commit() { print("wrote \(url.path)") }
+        print(summary)
+    }
+
+    /// A sheet that does not fit says how to describe a board already owned.
+    static func hinted<T>(_ make: () throws -> T) throws -> T {
+        do {
+            return try make()
+        } catch MarkerKitError.invalidArgument(let message) where message.contains("does not fit") {
+            throw MarkerKitError.invalidArgument(message + "; for a board you already own, write only its spec with --spec-only")
+        }
+    }
+}
+
 extension SheetDocument {
     /// Renders and writes every page atomically; prints where the files went.
     func write(to destination: (url: URL, format: OutputFormat), dpi: Double, extra: [(URL, Data)] = [],

@@ -16,6 +16,8 @@ enum JSONCalibrationFormat {
             var stdDeviations: [Double]
             var generator: String
             var detector: String
+            var coverage: ViewCoverage?
+            var crossValidation: CrossValidation?
         }
 
         var format = "markerkit-calibration"
@@ -44,7 +46,7 @@ enum JSONCalibrationFormat {
             File.Quality(calibrationTime: $0.calibrationTime, views: $0.views, boardColumns: $0.boardColumns,
                          boardRows: $0.boardRows, squareSize: $0.squareSize, units: $0.units, flags: $0.flags, rms: $0.rms,
                          perViewErrors: $0.perViewErrors, stdDeviations: $0.stdDeviations, generator: $0.generator,
-                         detector: $0.detector)
+                         detector: $0.detector, coverage: $0.coverage, crossValidation: $0.crossValidation)
         }
         var file = File(cameraName: c.name, model: c.model.rawValue, imageWidth: c.imageWidth, imageHeight: c.imageHeight,
                         cameraMatrix: c.cameraMatrix, distortionCoefficients: c.distortion, quality: quality)
@@ -63,10 +65,12 @@ enum JSONCalibrationFormat {
         guard file.format == "markerkit-calibration" else { throw MarkerKitError.badInput("format is '\(file.format)', not markerkit-calibration") }
         guard let model = CameraCalibration.Model(rawValue: file.model) else { throw MarkerKitError.badInput("unknown model '\(file.model)'") }
         let provenance = file.quality.map {
-            CameraCalibration.Provenance(calibrationTime: $0.calibrationTime, views: $0.views, boardColumns: $0.boardColumns,
-                                         boardRows: $0.boardRows, squareSize: $0.squareSize, units: $0.units, flags: $0.flags,
-                                         rms: $0.rms, perViewErrors: $0.perViewErrors, stdDeviations: $0.stdDeviations,
-                                         generator: $0.generator, detector: $0.detector)
+            var p = CameraCalibration.Provenance(calibrationTime: $0.calibrationTime, views: $0.views, boardColumns: $0.boardColumns,
+                                                 boardRows: $0.boardRows, squareSize: $0.squareSize, units: $0.units, flags: $0.flags,
+                                                 rms: $0.rms, perViewErrors: $0.perViewErrors, stdDeviations: $0.stdDeviations,
+                                                 generator: $0.generator, detector: $0.detector)
+            (p.coverage, p.crossValidation) = ($0.coverage, $0.crossValidation)
+            return p
         }
         var calibration = try CameraCalibration(name: file.cameraName, model: model, cameraMatrix: file.cameraMatrix,
                                                 distortion: file.distortionCoefficients, imageWidth: file.imageWidth,

@@ -38,6 +38,8 @@ enum OpenCVStorageFormat {
             if !p.stdDeviations.isEmpty {
                 try check(cvb_storage_write_matrix(storage, "std_deviations_intrinsics", p.stdDeviations, Int32(p.stdDeviations.count), 1))
             }
+            if let v = p.coverage { try writeCoverage(v, to: storage) }
+            if let x = p.crossValidation { try writeCrossValidation(x, to: storage) }
         }
         if let u = c.projectionCovariance {
             let size = Int32(ProjectionCovariance.size(for: c.model))
@@ -103,6 +105,7 @@ enum OpenCVStorageFormat {
                 perViewErrors: try reader.matrix("per_view_reprojection_errors")?.values ?? [],
                 stdDeviations: try reader.matrix("std_deviations_intrinsics")?.values ?? [],
                 generator: try reader.string("generator") ?? "", detector: try reader.string("detector") ?? "")
+            provenance?.coverage = try readCoverage(reader)
         }
         var calibration = try CameraCalibration(
             name: try reader.string("camera_name") ?? name, model: model, cameraMatrix: k, distortion: distortion,
@@ -118,7 +121,54 @@ enum OpenCVStorageFormat {
             calibration.projectionCovariance = try ProjectionCovariance(matrix: values, noise: noise, views: try wholeNumber(views, "covariance_views"), model: model)
         }
         calibration.camera = try readCamera(reader)
+        let crossValidation = try readCrossValidation(reader, calibration)
+        calibration.provenance?.crossValidation = crossValidation
         return calibration
+    }
+
+    /// The views' coverage (`ViewCoverage`): `view_coverage` (corners per part of a 5x5 grid over the image),
+    /// `views_largest_tilt` (degrees), `views_nearest` and `views_farthest` (units).
+    static func writeCoverage(_ v: ViewCoverage, to storage: OpaquePointer?) throws {
+        try check(cvb_storage_write_matrix(storage, "view_coverage", v.cells.map(Double.init), Int32(ViewCoverage.rows), Int32(ViewCoverage.columns)))
+        try check(cvb_storage_write_real(storage, "views_largest_tilt", v.largestTilt))
+        try check(cvb_storage_write_real(storage, "views_nearest", v.nearest))
+        try check(cvb_storage_write_real(storage, "views_farthest", v.farthest))
+    }
+
+    static func readCoverage(_ reader: Reader) throws -> ViewCoverage? {
+        guard let (cells, rows, cols) = try reader.matrix("view_coverage") else { return nil }
+        guard rows == ViewCoverage.rows, cols == ViewCoverage.columns else { throw MarkerKitError.badInput("view_coverage is \(rows)x\(cols), not 5x5") }
+        return try ViewCoverage(cells: try cells.map { try wholeNumber($0, "view_coverage") }, largestTilt: try reader.real("views_largest_tilt") ?? 0,
+                                nearest: try reader.real("views_nearest") ?? 0, farthest: try reader.real("views_farthest") ?? 0)
+    }
+
+    /// The cross-validation run with the calibration: `cross_validation_ratio`, `_difference` and `_allowed`
+    /// (medians, px), `_halves` (views in each), `_points`, and `_focus` (each half's focus range) when the
+    /// views were split by focus.
+    static func writeCrossValidation(_ x: CrossValidation, to storage: OpaquePointer?) throws {
+        try check(cvb_storage_write_real(storage, "cross_validation_ratio", x.ratio))
+        try check(cvb_storage_write_real(storage, "cross_validation_difference", x.medianDifference))
+        try check(cvb_storage_write_real(storage, "cross_validation_allowed", x.medianAllowed))
+        try check(cvb_storage_write_matrix(storage, "cross_validation_halves", x.halves.map(Double.init), 1, Int32(x.halves.count)))
+        try check(cvb_storage_write_int(storage, "cross_validation_points", try int32(x.points, "cross_validation_points")))
+        if let f = x.focusRanges { try check(cvb_storage_write_matrix(storage, "cross_validation_focus", f.flatMap { $0.map(Double.init) }, 2, 2)) }
+    }
+
+    static func readCrossValidation(_ reader: Reader, _ c: CameraCalibration) throws -> CrossValidation? {
+        guard let ratio = try reader.real("cross_validation_ratio") else { return nil }
+        guard let difference = try reader.real("cross_validation_difference"), let allowed = try reader.real("cross_validation_allowed"),
+              let (halves, _, _) = try reader.matrix("cross_validation_halves"), let points = try reader.real("cross_validation_points") else {
+            throw MarkerKitError.badInput("cross_validation_ratio without cross_validation_difference, _allowed, _halves and _points")
+        }
+        let focus = try reader.matrix("cross_validation_focus").map { f -> [[Int64]] in
+            guard f.values.count == 4 else { throw MarkerKitError.badInput("cross_validation_focus is 2x2") }
+            let v = try f.values.map { Int64(try wholeNumber($0, "cross_validation_focus")) }
+            return [[v[0], v[1]], [v[2], v[3]]]
+        }
+        let w = Double(c.imageWidth), h = Double(c.imageHeight)
+        return try CrossValidation(model: c.model.rawValue, halves: try halves.map { try wholeNumber($0, "cross_validation_halves") }, focusRanges: focus,
+                                   medianDifference: difference, medianAllowed: allowed, ratio: ratio,
+                                   points: try wholeNumber(points, "cross_validation_points"), diagonal: (w * w + h * h).squareRoot())
     }
 
     /// The camera's state as `device_*` keys (strings, the frame rate, and one integer per optics control,
