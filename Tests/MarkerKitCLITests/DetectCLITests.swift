@@ -65,6 +65,7 @@ import Testing
         (["detect", "corrupt.png", "--calibration", "bad.yml"], 65, "bad.yml' is malformed"),
         (["detect", "corrupt.png", "--marker-size", "50"], 64, "has no unit"),
         (["detect", "corrupt.png", "--json", "nodir/out.json"], 73, "does not exist"),
+        (["detect", "corrupt.png", "--dictionary", "8x8_50"], 64, "8x8_50"),
     ]
 
     @Test(arguments: 0..<badCases.count)

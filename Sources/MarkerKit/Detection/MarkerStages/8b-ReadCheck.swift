@@ -24,17 +24,20 @@ enum ReadCheck {
     /// Whether a code (as seen in the grid) has every black data cell on the ring next to the border.
     static func isRingCode(_ bits: MarkerBits) -> Bool {
         var middleWhite = true
-        for y in 1...3 { for x in 1...3 where (bits.raw >> UInt32(y * 5 + x)) & 1 == 0 { middleWhite = false } }
-        return middleWhite && bits.raw != (1 << 25) - 1
+        let n = bits.side
+        for y in 1...n - 2 { for x in 1...n - 2 where (bits.raw >> UInt64(y * n + x)) & 1 == 0 { middleWhite = false } }
+        return middleWhite && bits.raw != MarkerBits.mask(side: n)
     }
 
-    /// The mean gray of the middle of each of the 49 cells of an unwarped square.
-    static func cellMeans(_ square: GrayImage, pixelsPerCell: Int) -> InlineArray<49, Double> {
-        var means = InlineArray<49, Double>(repeating: 0)
+    /// The mean gray of the middle of each cell of an unwarped square (`side` cells a side, border
+    /// included; 7 for a 5x5 code).
+    static func cellMeans(_ square: GrayImage, pixelsPerCell: Int) -> InlineArray<81, Double> {
+        var means = InlineArray<81, Double>(repeating: 0)
         let margin = pixelsPerCell / 4, inner = pixelsPerCell - 2 * margin
+        let side = square.width / pixelsPerCell
         square.pixels.withUnsafeBufferPointer { pixels in
-            for index in 0..<49 {
-                let cx = index % 7, cy = index / 7
+            for index in 0..<side * side {
+                let cx = index % side, cy = index / side
                 var sum = 0
                 for y in (cy * pixelsPerCell + margin)..<(cy * pixelsPerCell + margin + inner) {
                     for x in (cx * pixelsPerCell + margin)..<(cx * pixelsPerCell + margin + inner) { sum += Int(pixels[y * square.width + x]) }
@@ -46,18 +49,19 @@ enum ReadCheck {
     }
 
     /// The border's mean and the white data cells' mean of `code` (as seen in the grid).
-    static func levels(_ means: InlineArray<49, Double>, code: MarkerBits) -> (border: Double, white: Double) {
+    static func levels(_ means: InlineArray<81, Double>, code: MarkerBits) -> (border: Double, white: Double) {
         var border = 0.0, white = 0.0, whites = 0
-        for index in 0..<49 {
-            let x = index % 7, y = index / 7
-            if x == 0 || y == 0 || x == 6 || y == 6 {
+        let n = code.side, side = n + 2
+        for index in 0..<side * side {
+            let x = index % side, y = index / side
+            if x == 0 || y == 0 || x == side - 1 || y == side - 1 {
                 border += means[index]
-            } else if (code.raw >> UInt32((y - 1) * 5 + (x - 1))) & 1 == 1 {
+            } else if (code.raw >> UInt64((y - 1) * n + (x - 1))) & 1 == 1 {
                 white += means[index]
                 whites += 1
             }
         }
-        return (border / 24, white / Double(max(whites, 1)))
+        return (border / Double(4 * (side - 1)), white / Double(max(whites, 1)))
     }
 
     /// For a ring code: every black data cell at least `minRingDarkness` of the way from the white cells'
@@ -67,37 +71,39 @@ enum ReadCheck {
         let means = cellMeans(square, pixelsPerCell: pixelsPerCell)
         let (border, white) = levels(means, code: code)
         guard white > border else { return false }
-        for y in 1...5 {
-            for x in 1...5 where (code.raw >> UInt32((y - 1) * 5 + (x - 1))) & 1 == 0 {
-                if (white - means[y * 7 + x]) / (white - border) < minRingDarkness { return false }
+        let n = code.side
+        for y in 1...n {
+            for x in 1...n where (code.raw >> UInt64((y - 1) * n + (x - 1))) & 1 == 0 {
+                if (white - means[y * (n + 2) + x]) / (white - border) < minRingDarkness { return false }
             }
         }
         return true
     }
 
     /// The paper half a cell outside the border at least `minBorderStep` of the way from the border's level
-    /// to the white cells'. Cells outside the image are left out; with fewer than 8 of the 28 inside, the
+    /// to the white cells'. Cells outside the image are left out; with fewer than 8 of the 28 (for a 5x5 code) inside, the
     /// check passes (nothing to look at).
     static func borderStandsOut(quad: Quad, in image: GrayImage, square: GrayImage, pixelsPerCell: Int, code: MarkerBits) -> Bool {
         let (border, white) = levels(cellMeans(square, pixelsPerCell: pixelsPerCell), code: code)
         guard white > border else { return false }
         guard let map = SquareToQuad(quad) else { return true }
         var sum = 0.0, count = 0
+        let g = code.side + 2, cells = Double(g)
         image.pixels.withUnsafeBufferPointer { pixels in
             // The ring of cells around the border, 0.5 cell outside it: u, v in cells from the top-left corner.
-            for k in 0..<28 {
-                let along = Double(k % 7) + 0.5
+            for k in 0..<4 * g {
+                let along = Double(k % g) + 0.5
                 let (u, v): (Double, Double)
-                switch k / 7 {
+                switch k / g {
                 case 0: (u, v) = (along, -0.5)
-                case 1: (u, v) = (7.5, along)
-                case 2: (u, v) = (7 - along, 7.5)
-                default: (u, v) = (-0.5, 7 - along)
+                case 1: (u, v) = (cells + 0.5, along)
+                case 2: (u, v) = (cells - along, cells + 0.5)
+                default: (u, v) = (-0.5, cells - along)
                 }
                 var cellSum = 0.0, cellCount = 0
                 for i in 0..<4 {
                     let du = i & 1 == 0 ? -0.2 : 0.2, dv = i < 2 ? -0.2 : 0.2
-                    guard let value = bilinear(pixels, width: image.width, height: image.height, map.point(u: (u + du) / 7, v: (v + dv) / 7)) else { continue }
+                    guard let value = bilinear(pixels, width: image.width, height: image.height, map.point(u: (u + du) / cells, v: (v + dv) / cells)) else { continue }
                     cellSum += value
                     cellCount += 1
                 }
@@ -140,8 +146,9 @@ enum ReadCheck {
     /// cross-talk test; as an 8-cell grid it has no unsure cell). Asked only of reads with more than the
     /// usual 2 doubtful cells: a 5x5 marker's cells straddle an 8-cell grid's by an eighth of a cell, so a
     /// sharp one reads surely either way.
-    static func readsBetterAsOtherGrid(square: GrayImage, threshold: Int, doubtful: Int, minConfidence: Double) -> Bool {
-        for n in stride(from: 6, through: 8, by: 2) {
+    /// (For codes of other sizes: the grids one cell smaller and larger, `side` being the read's grid.)
+    static func readsBetterAsOtherGrid(square: GrayImage, side: Int = 7, threshold: Int, doubtful: Int, minConfidence: Double) -> Bool {
+        for n in [side - 1, side + 1] where (6...9).contains(n) {
             let other = unsureCells(square, cells: n, threshold: threshold, minConfidence: minConfidence)
             if other.lightBorder <= 1 && other.unsure + 3 <= doubtful { return true }
         }
