@@ -335,6 +335,10 @@ public struct MarkerDetector: Sendable {
         let p = parameters
         let code = dictionary.bits(for: decoded.id).rotatedClockwise(decoded.rotation)
         guard ReadCheck.ringCellsAreInk(square: reader.square, pixelsPerCell: p.pixelsPerCell, code: code) else { return nil }
+        if code.side != 5 {
+            let threshold = Otsu.split(reader.square, border: p.pixelsPerCell).threshold
+            if ReadCheck.readsBetterAsOtherSize(square: reader.square, side: grid.side, threshold: threshold) { return nil }
+        }
         let helped = grid.data != code || grid.confidence < p.minCellConfidence
         guard helped else { return marker }
         guard ReadCheck.borderStandsOut(quad: quad, in: image, square: reader.square, pixelsPerCell: p.pixelsPerCell, code: code) else { return nil }

@@ -9,7 +9,9 @@
 ///   (`borderStandsOut`), as a printed marker's black border is against its paper;
 /// - a 4x4 or 6x6 marker sampled as 7x7 cells leaves cells unknown where its cells straddle the grid's: a
 ///   read with more than the usual 2 doubtful cells must not read clearly better as such a grid
-///   (`readsBetterAsOtherGrid`).
+///   (`readsBetterAsOtherGrid`);
+/// - a read of a 4x4, 6x6 or 7x7 code must not read more surely as a marker of another size
+///   (`readsBetterAsOtherSize`): short codes are easily spelt by other markers sampled on the wrong grid.
 enum ReadCheck {
     /// The least darkness (0: the white cells' level, 1: the border's) a black data cell of a ring code
     /// must have. Measured: ring-code markers read correctly in 300 default renders (8-400 px, tilt up to
@@ -119,6 +121,19 @@ enum ReadCheck {
     /// border cells read light.
     static func unsureCells(_ square: GrayImage, cells n: Int, threshold: Int, minConfidence: Double) -> (unsure: Int, lightBorder: Int) {
         var unsure = 0, lightBorder = 0
+        forEachCell(square, cells: n, threshold: threshold) { border, fraction in
+            if border {
+                if fraction > 0.5 { lightBorder += 1 }
+            } else if abs(fraction - 0.5) * 2 < minConfidence {
+                unsure += 1
+            }
+        }
+        return (unsure, lightBorder)
+    }
+
+    /// Each cell of an n x n grid laid over the square: whether it is a border cell, and its share of light
+    /// pixels (in the middle half of the cell) against `threshold`.
+    static func forEachCell(_ square: GrayImage, cells n: Int, threshold: Int, _ body: (_ border: Bool, _ fraction: Double) -> Void) {
         let cell = Double(square.width) / Double(n)
         square.pixels.withUnsafeBufferPointer { pixels in
             for cy in 0..<n {
@@ -127,16 +142,10 @@ enum ReadCheck {
                     let y0 = Int((Double(cy) + 0.25) * cell + 0.5), y1 = Int((Double(cy) + 0.75) * cell + 0.5)
                     var light = 0
                     for y in y0..<y1 { for x in x0..<x1 where Int(pixels[y * square.width + x]) > threshold { light += 1 } }
-                    let fraction = Double(light) / Double(max((x1 - x0) * (y1 - y0), 1))
-                    if cx == 0 || cy == 0 || cx == n - 1 || cy == n - 1 {
-                        if fraction > 0.5 { lightBorder += 1 }
-                    } else if abs(fraction - 0.5) * 2 < minConfidence {
-                        unsure += 1
-                    }
+                    body(cx == 0 || cy == 0 || cx == n - 1 || cy == n - 1, Double(light) / Double(max((x1 - x0) * (y1 - y0), 1)))
                 }
             }
         }
-        return (unsure, lightBorder)
     }
 
     /// Whether a read with `doubtful` data cells (unsure, or corrected by the code) reads clearly more
@@ -151,6 +160,39 @@ enum ReadCheck {
         for n in [side - 1, side + 1] where (6...9).contains(n) {
             let other = unsureCells(square, cells: n, threshold: threshold, minConfidence: minConfidence)
             if other.lightBorder <= 1 && other.unsure + 3 <= doubtful { return true }
+        }
+        return false
+    }
+
+    /// How surely an n x n grid laid over the square reads: the mean over its data cells of how far each
+    /// cell's share of light pixels (middle half) is from a half (1: every cell all light or all dark), and
+    /// how many of its border cells read light.
+    static func certainty(_ square: GrayImage, cells n: Int, threshold: Int) -> (mean: Double, lightBorder: Int) {
+        var sum = 0.0, lightBorder = 0
+        forEachCell(square, cells: n, threshold: threshold) { border, fraction in
+            if border {
+                if fraction > 0.5 { lightBorder += 1 }
+            } else {
+                sum += abs(fraction - 0.5) * 2
+            }
+        }
+        return (sum / Double((n - 2) * (n - 2)), lightBorder)
+    }
+
+    /// The least margin by which another marker size's grid must read more surely for a read of a 4x4, 6x6
+    /// or 7x7 code to be refused.
+    static let otherSizeMargin = 0.05
+
+    /// Whether the square reads more surely as a marker of another size (a grid of 6 to 9 cells with a dark
+    /// border, its data cells' mean certainty `otherSizeMargin` above the read's own grid): a 4x4 code is one
+    /// of 4000 in 65536 grids, and a 5x5, 6x6 or 7x7 marker sampled on 6 cells can spell one (the mixed
+    /// renders of every dictionary: DICT_4X4_1000 read 8 such in 30 renders). Asked of 4x4, 6x6 and 7x7
+    /// reads only, so that the 5x5 path is as before.
+    static func readsBetterAsOtherSize(square: GrayImage, side: Int, threshold: Int) -> Bool {
+        let own = certainty(square, cells: side, threshold: threshold).mean
+        for n in 6...9 where n != side {
+            let other = certainty(square, cells: n, threshold: threshold)
+            if other.lightBorder == 0 && other.mean >= own + otherSizeMargin { return true }
         }
         return false
     }
