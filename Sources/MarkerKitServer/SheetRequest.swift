@@ -66,7 +66,7 @@ struct SheetRequest: Decodable {
     private func dictionaryValue() throws -> MarkerDictionary {
         guard let text = dictionary, !text.isEmpty else { return .arucoOriginal }
         guard let name = MarkerDictionary.Name(parsing: text) else {
-            throw MarkerKitError.invalidArgument("unknown dictionary '\(text)': aruco-original, 5x5_50, 5x5_100, 5x5_250 or 5x5_1000")
+            throw MarkerKitError.invalidArgument("unknown dictionary '\(text)': \(MarkerDictionary.Name.shortNames)")
         }
         return .named(name)
     }

@@ -56,6 +56,28 @@ import Testing
         #expect(result.stderrLines.contains { $0.hasPrefix("markerkit: note:") && $0.contains("notes.txt") })
     }
 
+    /// A real photo of a DICT_4X4_250 ChArUco pattern (Tests/Fixtures/dictionary-hint) read with the default
+    /// dictionary: 0 markers, and one line naming the 4x4 dictionary that reads them; with that dictionary
+    /// they are read and no hint is printed.
+    @Test func noMarkersNamesTheDictionaryThatReadsThem() throws {
+        let photo = Self.fixtures.deletingLastPathComponent().appendingPathComponent("dictionary-hint/gopro-4x4_250.jpg").path
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let result = try CLI.run(["detect", photo], in: dir)
+        #expect(result.status == 0, "\(result.stderr)")
+        let hints = result.stdout.split(separator: "\n").filter { $0.hasPrefix("0 markers of DICT_ARUCO_ORIGINAL; ") }
+        #expect(hints.count == 1, "\(result.stdout)")
+        #expect(hints.first?.contains("; DICT_4X4_50 reads") == true || hints.first?.contains("; DICT_4X4_100 reads") == true
+                || hints.first?.contains("; DICT_4X4_250 reads") == true, "\(result.stdout)")
+        let read = try CLI.run(["detect", photo, "--dictionary", "DICT_4X4_250"], in: dir)
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(!read.stdout.contains("0 markers of"), "\(read.stdout)")
+        #expect(!read.stdout.contains(": 0 markers"), "\(read.stdout)")
+        // Markers of the dictionary asked for: no hint.
+        let aruco = try CLI.run(["detect", single], in: dir)
+        #expect(!aruco.stdout.contains("0 markers of"))
+    }
+
     static let badCases: [(arguments: [String], status: Int32, says: String)] = [
         (["detect", "missing.png"], 66, "missing.png"),
         (["detect", "corrupt.png"], 65, "corrupt.png"),
@@ -65,6 +87,7 @@ import Testing
         (["detect", "corrupt.png", "--calibration", "bad.yml"], 65, "bad.yml' is malformed"),
         (["detect", "corrupt.png", "--marker-size", "50"], 64, "has no unit"),
         (["detect", "corrupt.png", "--json", "nodir/out.json"], 73, "does not exist"),
+        (["detect", "corrupt.png", "--dictionary", "8x8_50"], 64, "8x8_50"),
     ]
 
     @Test(arguments: 0..<badCases.count)

@@ -63,7 +63,9 @@ import Testing
 /// OpenCV 4.6's own ChArUco detection (detectMarkers + interpolateCornersCharuco) with every corner ID,
 /// and neighbouring corners lie one square apart within 0.2 mm.
 @Suite struct CharucoSheetTests {
-    @Test(arguments: [(MarkerDictionary.arucoOriginal, 5, 7), (.dict5x5_100, 5, 7), (.arucoOriginal, 6, 8)])
+    /// (Boards of the other sizes too: 4x4, 6x6, 7x7 and AprilTag markers drawn as OpenCV reads them.)
+    @Test(arguments: [(MarkerDictionary.arucoOriginal, 5, 7), (.dict5x5_100, 5, 7), (.arucoOriginal, 6, 8), (.named(.dict4x4_50), 5, 7),
+                      (.named(.dict6x6_250), 5, 7), (.named(.dict7x7_1000), 5, 7), (.named(.aprilTag36h11), 5, 7)])
     func printedBoardDecodesInOpenCVWithEveryCornerAtTheSquareSize(dictionary: MarkerDictionary, squaresX: Int, squaresY: Int) throws {
         let board = try CharucoBoard(squaresX: squaresX, squaresY: squaresY, square: .mm(25), marker: .mm(18), dictionary: dictionary)
         let sheet = try CharucoSheet(board: board, page: PageSize(parsing: "a4"), margin: .mm(10))

@@ -36,7 +36,7 @@ import Testing
     @Test func unsureCellsThatCouldGiveAnotherMarkerAreRefused() throws {
         let d = MarkerDictionary.arucoOriginal
         let a = d.bits(for: 255), b = d.bits(for: 1022).rotatedClockwise(2)
-        let differing = (0..<25).filter { (a.raw ^ b.raw) & (1 << UInt32($0)) != 0 }
+        let differing = (0..<25).filter { (a.raw ^ b.raw) & (1 << UInt64($0)) != 0 }
         try #require(differing.count == 1)
         #expect(CodeReader.read(grid: grid(a, unsure: differing), quad: quad, dictionary: d, parameters: DetectorParameters()) == nil)
         #expect(CodeReader.read(grid: grid(d.bits(for: 213), unsure: [0, 6, 12]), quad: quad, dictionary: d, parameters: DetectorParameters()) == nil)

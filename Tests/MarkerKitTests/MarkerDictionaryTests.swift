@@ -10,7 +10,7 @@ import Testing
         let openCV = OpenCVDictionary(name)
         let info = try openCV.info()
         #expect(info.count == dictionary.count)
-        #expect(info.markerSize == 5)
+        #expect(info.markerSize == dictionary.markerSize)
         #expect(info.maxCorrectionBits == dictionary.maxCorrectionBits)
         for id in 0..<dictionary.count {
             let ours = dictionary.bits(for: id)
@@ -22,6 +22,10 @@ import Testing
     @Test func correctionIsOpenCVsDefault() {
         #expect(MarkerDictionary.arucoOriginal.correctableBits == 0)
         for d in [MarkerDictionary.dict5x5_50, .dict5x5_100, .dict5x5_250, .dict5x5_1000] { #expect(d.correctableBits == 1) }
+        // int(maxCorrectionBits x 0.6), OpenCV's errorCorrectionRate: 4x4 1 -> 0, 6x6 6/5/5/4 -> 3/3/3/2, 7x7 9/8/8/6 -> 5/4/4/3.
+        let expected: [MarkerDictionary.Name: Int] = [.dict4x4_50: 0, .dict4x4_1000: 0, .dict6x6_50: 3, .dict6x6_250: 3, .dict6x6_1000: 2,
+                                                      .dict7x7_50: 5, .dict7x7_100: 4, .dict7x7_1000: 3, .aprilTag16h5: 0, .aprilTag36h11: 0]
+        for (name, bits) in expected { #expect(MarkerDictionary.named(name).correctableBits == bits, "\(name)") }
     }
 
     /// The 5x5 dictionaries correct one wrong cell in any turn, and refuse two.
@@ -33,9 +37,9 @@ import Testing
             for turn in 0..<4 {
                 let turned = dictionary.bits(for: id).rotatedClockwise(turn)
                 for cell in 0..<25 {
-                    let one = MarkerBits(raw: turned.raw ^ (1 << UInt32(cell)))
+                    let one = MarkerBits(raw: turned.raw ^ (1 << UInt64(cell)))
                     if dictionary.decode(one) == .init(id: id, rotation: turn) { corrected += 1 }
-                    let two = MarkerBits(raw: one.raw ^ (1 << UInt32((cell + 11) % 25)))
+                    let two = MarkerBits(raw: one.raw ^ (1 << UInt64((cell + 11) % 25)))
                     trials += 1
                     if let read = dictionary.decode(two) { if read.id != id { wrongTwo += 1 } } else { refusedTwo += 1 }
                 }
@@ -51,8 +55,23 @@ import Testing
         #expect(MarkerDictionary.Name(parsing: "5X5-1000") == .dict5x5_1000)
         #expect(MarkerDictionary.Name(parsing: "aruco-original") == .arucoOriginal)
         #expect(MarkerDictionary.Name(parsing: "DICT_ARUCO_ORIGINAL") == .arucoOriginal)
-        #expect(MarkerDictionary.Name(parsing: "4x4_50") == nil)
-        #expect(throws: MarkerKitError.self) { try MarkerDictionary.parse("6x6_250") }
+        #expect(MarkerDictionary.Name(parsing: "4x4_50") == .dict4x4_50)
+        #expect(MarkerDictionary.Name(parsing: "DICT_4X4_50") == .dict4x4_50)
+        #expect(MarkerDictionary.Name(parsing: "dict_6x6_250") == .dict6x6_250)
+        #expect(MarkerDictionary.Name(parsing: "DICT_APRILTAG_36h11") == .aprilTag36h11)
+        #expect(MarkerDictionary.Name(parsing: "apriltag_36H11") == .aprilTag36h11)
+        #expect(MarkerDictionary.Name(parsing: "tag16h5") == .aprilTag16h5)
+        #expect(MarkerDictionary.Name(parsing: "7x7-1000") == .dict7x7_1000)
+        #expect(MarkerDictionary.Name(parsing: "8x8_50") == nil)
+        #expect(MarkerDictionary.Name(parsing: "apriltag_41h12") == nil)
+        #expect(throws: MarkerKitError.self) { try MarkerDictionary.parse("6x6_300") }
+        // Every short and OpenCV name reads back as itself; the 5x5 ones come first.
+        for name in MarkerDictionary.Name.allCases {
+            #expect(MarkerDictionary.Name(parsing: name.shortName) == name)
+            #expect(MarkerDictionary.Name(parsing: name.rawValue.lowercased()) == name)
+        }
+        #expect(MarkerDictionary.Name.allCases.prefix(5).allSatisfy { $0.markerSize == 5 && $0.rawValue.hasPrefix("DICT_") })
+        #expect(MarkerDictionary.Name.shortNames.hasPrefix("aruco-original, 5x5_50, 5x5_100, 5x5_250, 5x5_1000, 4x4_50"))
     }
 
     /// The ORIGINAL markers one cell from a 5x5 code: a 5x5 reader does not read them, exactly or corrected.
@@ -85,7 +104,7 @@ import Testing
         var flipped = 0
         for id in stride(from: 0, to: 1024, by: 37) {
             for cell in 0..<25 {
-                let noisy = MarkerBits(raw: dictionary.bits(for: id).raw ^ (1 << UInt32(cell)))
+                let noisy = MarkerBits(raw: dictionary.bits(for: id).raw ^ (1 << UInt64(cell)))
                 if let decoded = dictionary.decode(noisy), decoded.rotation == 0 { flipped += 1 }
             }
         }

@@ -301,7 +301,7 @@ public struct MarkerDetector: Sendable {
     fileprivate func read(candidate quad: Quad, in image: GrayImage, reader: DetectorWorkspace.Reader) throws -> MarkerDetection? {
         let p = parameters
         guard let first = try read(quad, in: image, reader: reader),
-              Double(first.borderErrors) <= p.maxBorderErrorRate * 24 else { return nil }
+              Double(first.borderErrors) <= p.maxBorderErrorRate * Double(first.borderCells) else { return nil }
         guard p.refineCorners else { return checked(decode(first, quad: quad), grid: first, quad: quad, in: image, reader: reader) }
         // A black border: refine the corners and read the code again from them. The refined read is
         // the one reported; when both reads are sure they must agree, since a code read from a grid
@@ -313,7 +313,7 @@ public struct MarkerDetector: Sendable {
         }
         let early = decode(first, quad: quad)
         guard let second = try read(refined, in: image, reader: reader),
-              Double(second.borderErrors) <= p.maxBorderErrorRate * 24 else { return nil }
+              Double(second.borderErrors) <= p.maxBorderErrorRate * Double(second.borderCells) else { return nil }
         if let marker = decode(second, quad: refined) {
             if let early, early.id != marker.id { return nil }
             return checked(marker, grid: second, quad: refined, in: image, reader: reader)
@@ -335,22 +335,27 @@ public struct MarkerDetector: Sendable {
         let p = parameters
         let code = dictionary.bits(for: decoded.id).rotatedClockwise(decoded.rotation)
         guard ReadCheck.ringCellsAreInk(square: reader.square, pixelsPerCell: p.pixelsPerCell, code: code) else { return nil }
+        if code.side != 5 {
+            let threshold = Otsu.split(reader.square, border: p.pixelsPerCell).threshold
+            if ReadCheck.readsBetterAsOtherSize(square: reader.square, side: grid.side, threshold: threshold) { return nil }
+        }
         let helped = grid.data != code || grid.confidence < p.minCellConfidence
         guard helped else { return marker }
         guard ReadCheck.borderStandsOut(quad: quad, in: image, square: reader.square, pixelsPerCell: p.pixelsPerCell, code: code) else { return nil }
         // Doubtful cells: unsure ones and sure ones the code corrected.
         var doubtful = 0
-        for y in 1...5 {
-            for x in 1...5 {
-                let fraction = grid.fractions[y * 7 + x]
+        let n = code.side
+        for y in 1...n {
+            for x in 1...n {
+                let fraction = grid.fractions[y * grid.side + x]
                 let unsure = abs(fraction - 0.5) * 2 < p.minCellConfidence
-                let corrected = (fraction > 0.5) != ((code.raw >> UInt32((y - 1) * 5 + (x - 1))) & 1 == 1)
+                let corrected = (fraction > 0.5) != ((code.raw >> UInt64((y - 1) * n + (x - 1))) & 1 == 1)
                 if unsure || corrected { doubtful += 1 }
             }
         }
         if doubtful > p.maxUnsureCells {
             let threshold = Otsu.split(reader.square, border: p.pixelsPerCell).threshold
-            if ReadCheck.readsBetterAsOtherGrid(square: reader.square, threshold: threshold, doubtful: doubtful, minConfidence: p.minCellConfidence) { return nil }
+            if ReadCheck.readsBetterAsOtherGrid(square: reader.square, side: grid.side, threshold: threshold, doubtful: doubtful, minConfidence: p.minCellConfidence) { return nil }
         }
         return marker
     }
@@ -358,7 +363,7 @@ public struct MarkerDetector: Sendable {
     /// Stages 5 to 7 on one quadrilateral: nil when its middle is flat.
     private func read(_ quad: Quad, in image: GrayImage, reader: DetectorWorkspace.Reader) throws -> Reading? {
         let p = parameters
-        try measure("unwarp", &reader.timings) { try Unwarp.square(quad, from: image, pixelsPerCell: p.pixelsPerCell, into: &reader.square) }
+        try measure("unwarp", &reader.timings) { try Unwarp.square(quad, from: image, pixelsPerCell: p.pixelsPerCell, cells: dictionary.markerSize + 2, into: &reader.square) }
         let split = measure("otsu", &reader.timings) { Otsu.split(reader.square, border: p.pixelsPerCell) }
         guard split.contrast >= p.minContrast else { return nil }
         return measure("cell sampling", &reader.timings) {

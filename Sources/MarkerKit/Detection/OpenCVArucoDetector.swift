@@ -46,21 +46,13 @@ public struct OpenCVArucoDetector: Sendable {
 }
 
 /// One of OpenCV's predefined aruco dictionaries, by OpenCV's own number (`PREDEFINED_DICTIONARY_NAME`):
-/// the ones MarkerKit reads, and others (4x4, 6x6) that it must not read.
+/// any of the 21, MarkerKit's `MarkerDictionary.Name`s.
 public struct OpenCVDictionary: Sendable, Hashable {
     public let rawValue: Int32
 
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
-    public init(_ name: MarkerDictionary.Name) {
-        switch name {
-        case .arucoOriginal: rawValue = 16
-        case .dict5x5_50: rawValue = 4
-        case .dict5x5_100: rawValue = 5
-        case .dict5x5_250: rawValue = 6
-        case .dict5x5_1000: rawValue = 7
-        }
-    }
+    public init(_ name: MarkerDictionary.Name) { rawValue = name.openCVNumber }
 
     public static let arucoOriginal = OpenCVDictionary(rawValue: 16)
     public static let dict4x4_1000 = OpenCVDictionary(rawValue: 3)
@@ -82,7 +74,7 @@ public struct OpenCVDictionary: Sendable, Hashable {
         return cells.prefix(size * size).map { $0 != 0 }
     }
 
-    /// The data bits of `id` of a 5x5 dictionary, for cross-checking MarkerKit's codes.
+    /// The data bits of `id`, for cross-checking MarkerKit's codes.
     public func bits(for id: Int) throws -> MarkerBits {
         MarkerBits(cells: try cells(for: id))
     }

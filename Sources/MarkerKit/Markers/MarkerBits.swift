@@ -1,55 +1,72 @@
-/// The 5x5 data cells of a marker, row-major from the top-left, packed in 25 bits: bit `y*5+x` is the
-/// cell in column x, row y; a set bit is a white cell. The black border ring is implied.
+/// The data cells of a square marker of `side` x `side` cells (4 to 7, OpenCV's marker sizes), row-major
+/// from the top-left, packed in side² bits: bit `y*side+x` is the cell in column x, row y; a set bit is a
+/// white cell. The black border ring is implied.
 public struct MarkerBits: Hashable, Sendable, CustomStringConvertible {
-    public static let side = 5
-    public let raw: UInt32
+    /// The marker sizes OpenCV's predefined dictionaries have.
+    public static let sides = 4...7
+    public let raw: UInt64
+    /// Cells per side of the data grid.
+    public let side: Int
 
-    public init(raw: UInt32) { self.raw = raw & 0x1FF_FFFF }
-
-    /// From 25 cells, row-major, true = white.
-    public init(cells: [Bool]) {
-        precondition(cells.count == 25, "a 5x5 marker has 25 cells")
-        var raw: UInt32 = 0
-        for (i, white) in cells.enumerated() where white { raw |= 1 << UInt32(i) }
-        self.init(raw: raw)
+    public init(raw: UInt64, side: Int = 5) {
+        precondition(Self.sides.contains(side), "markers have 4 to 7 data cells a side, not \(side)")
+        self.side = side
+        self.raw = raw & Self.mask(side: side)
     }
 
-    public func isWhite(x: Int, y: Int) -> Bool { raw & (1 << UInt32(y * 5 + x)) != 0 }
+    /// The side² low bits set.
+    @inline(__always) public static func mask(side: Int) -> UInt64 { (1 << UInt64(side * side)) - 1 }
 
-    /// Row y as a 5-bit word, column 0 in the most significant place ("10111" reads as written).
+    /// From side² cells, row-major, true = white.
+    public init(cells: [Bool]) {
+        guard let side = Self.sides.first(where: { $0 * $0 == cells.count }) else {
+            preconditionFailure("a marker has 16, 25, 36 or 49 data cells, not \(cells.count)")
+        }
+        var raw: UInt64 = 0
+        for (i, white) in cells.enumerated() where white { raw |= 1 << UInt64(i) }
+        self.init(raw: raw, side: side)
+    }
+
+    public var cellCount: Int { side * side }
+
+    public func isWhite(x: Int, y: Int) -> Bool { raw & (1 << UInt64(y * side + x)) != 0 }
+
+    /// Row y as a side-bit word, column 0 in the most significant place ("10111" reads as written).
     public func row(_ y: Int) -> Int {
-        (0..<5).reduce(0) { word, x in word << 1 | (isWhite(x: x, y: y) ? 1 : 0) }
+        (0..<side).reduce(0) { word, x in word << 1 | (isWhite(x: x, y: y) ? 1 : 0) }
     }
 
     /// The grid turned a quarter turn clockwise, `times` times.
     public func rotatedClockwise(_ times: Int = 1) -> MarkerBits {
         var bits = self
+        let n = side
         for _ in 0..<(((times % 4) + 4) % 4) {
-            var raw: UInt32 = 0
-            for y in 0..<5 {
-                for x in 0..<5 where bits.isWhite(x: y, y: 4 - x) {
-                    raw |= 1 << UInt32(y * 5 + x)
+            var raw: UInt64 = 0
+            for y in 0..<n {
+                for x in 0..<n where bits.isWhite(x: y, y: n - 1 - x) {
+                    raw |= 1 << UInt64(y * n + x)
                 }
             }
-            bits = MarkerBits(raw: raw)
+            bits = MarkerBits(raw: raw, side: n)
         }
         return bits
     }
 
-    /// Number of cells that differ.
+    /// Number of cells that differ (of two grids of one size).
     public func distance(to other: MarkerBits) -> Int { (raw ^ other.raw).nonzeroBitCount }
 
-    /// The full 7x7 printed grid, border included, row-major, true = white.
+    /// The full (side+2)² printed grid, border included, row-major, true = white.
     public var printedCells: [Bool] {
-        (0..<7).flatMap { y in
-            (0..<7).map { x in
-                (1...5).contains(x) && (1...5).contains(y) && isWhite(x: x - 1, y: y - 1)
+        let n = side
+        return (0..<(n + 2)).flatMap { y in
+            (0..<(n + 2)).map { x in
+                (1...n).contains(x) && (1...n).contains(y) && isWhite(x: x - 1, y: y - 1)
             }
         }
     }
 
-    /// Five lines of 0/1, white = 1.
+    /// Lines of 0/1, white = 1, separated by "/".
     public var description: String {
-        (0..<5).map { y in (0..<5).map { isWhite(x: $0, y: y) ? "1" : "0" }.joined() }.joined(separator: "/")
+        (0..<side).map { y in (0..<side).map { isWhite(x: $0, y: y) ? "1" : "0" }.joined() }.joined(separator: "/")
     }
 }

@@ -1,17 +1,18 @@
 /// Drawing markers, their labels and cut lines.
 extension Canvas {
-    /// The 7x7 printed marker filling `square`: every black cell, border included, merged row by row
-    /// into runs and filled as one path.
+    /// The printed marker filling `square` ((side+2)² cells: 7x7 for a 5x5 code): every black cell, border
+    /// included, merged row by row into runs and filled as one path.
     public func drawMarker(_ bits: MarkerBits, in square: Rect) {
-        let cell = square.width / 7
+        let n = bits.side + 2
+        let cell = square.width / Double(n)
         let cells = bits.printedCells
         var runs: [Rect] = []
-        for y in 0..<7 {
+        for y in 0..<n {
             var x = 0
-            while x < 7 {
-                guard !cells[y * 7 + x] else { x += 1; continue }
+            while x < n {
+                guard !cells[y * n + x] else { x += 1; continue }
                 let start = x
-                while x < 7 && !cells[y * 7 + x] { x += 1 }
+                while x < n && !cells[y * n + x] { x += 1 }
                 runs.append(Rect(x: square.x + Double(start) * cell, y: square.y + Double(y) * cell,
                                  width: Double(x - start) * cell, height: cell))
             }

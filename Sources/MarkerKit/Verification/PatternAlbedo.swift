@@ -20,10 +20,11 @@ struct PatternAlbedo {
         self.pattern = pattern
         switch pattern {
         case .marker(let id, let side, let margin, let dictionary):
-            cells = MarkerDictionary.named(dictionary).bits(for: id).printedCells
-            grid = 7
+            let bits = MarkerDictionary.named(dictionary).bits(for: id)
+            cells = bits.printedCells
+            grid = bits.side + 2
             half = side / 2
-            cell = side / 7
+            cell = side / Double(grid)
             paper = half + margin
         case .foreignMarker(let data, let n, let side, let margin):
             grid = n + 2
@@ -42,8 +43,8 @@ struct PatternAlbedo {
             squareColumns = board.squaresX
             squareRows = board.squaresY
             square = board.square.millimetres
-            grid = 7
-            cell = board.marker.millimetres / 7
+            grid = board.dictionary.markerSize + 2
+            cell = board.marker.millimetres / Double(grid)
             inset = (square - board.marker.millimetres) / 2
             squareCells = [[Bool]](repeating: [], count: squareColumns * squareRows)
             for marker in board.markers {

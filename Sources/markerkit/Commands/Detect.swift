@@ -12,6 +12,9 @@ struct Detect: ParsableCommand {
         y up, z out of the marker), translation in metres.
 
         A folder is read in sorted order; entries that are not images or videos are skipped with a note. \
+        An image with no marker of the dictionary is read with every other OpenCV dictionary, and one line \
+        says which would read how many markers there (only when one does).
+
         When some inputs cannot be read, the others are still processed, each bad one is named on stderr \
         and the exit code is 1. FIFOs, sockets and devices are never opened: skipped with a note in a \
         folder, an error (exit 66) when named.
@@ -80,7 +83,8 @@ struct Detect: ParsableCommand {
         }
         let annotation = try annotate.map { try OutputFolder($0, option: "--annotate") }
 
-        var job = DetectionJob(detector: MarkerDetector(dictionary: charuco?.dictionary ?? dictionaryOption.dictionary), poseEstimator: estimator,
+        let detector = MarkerDetector(dictionary: charuco?.dictionary ?? dictionaryOption.dictionary)
+        var job = DetectionJob(detector: detector, poseEstimator: estimator,
                                annotationDirectory: annotation?.url, collectTimings: timings)
         job.board = charuco.map { CharucoDetector(board: $0) }
         var stream = try jsonl ? JSONLines(url: jsonURL) : nil
@@ -88,11 +92,18 @@ struct Detect: ParsableCommand {
         var processed = 0
         try job.run(catalog.items, jobs: jobCount, onFrame: { result in // results, lines and files in input order
             if stream != nil { try stream!.write(result) } else if json != nil { collected.append(result) }
-        }, onItem: { _, outcome in
+        }, onItem: { item, outcome in
             do {
                 let summary = try outcome.get()
                 processed += 1
                 if !jsonToStdout { print(Self.describe(summary)) }
+                // No marker in an image: which other dictionary would read its markers, if any (one line).
+                // (A hint that cannot be had, the image unreadable a second time, is no error.)
+                if summary.detections == 0, case .image(let url) = item, let image = try? GrayImage(contentsOf: url),
+                   let readings = try? DictionaryHint.readings(in: image, besides: detector.dictionary),
+                   let hint = DictionaryHint.line(readings, asked: detector.dictionary) {
+                    if jsonToStdout { FileHandle.standardError.write(Data((hint + "\n").utf8)) } else { print(hint) }
+                }
             } catch let error as MarkerKitError {
                 report(error)
                 failures.append(error)

@@ -13,7 +13,7 @@ struct GenerateMarker: ParsableCommand {
         """
     )
 
-    @Argument(help: "Marker ID: 0-1023 in aruco-original, 0-49, 0-99, 0-249 or 0-999 in the 5x5 dictionaries.")
+    @Argument(help: "Marker ID: 0-1023 in aruco-original, 0 to the size less one in the others (0-49 in 5x5_50, 0-586 in apriltag_36h11).")
     var id: Int
 
     @OptionGroup var dictionaryOption: DictionaryOption

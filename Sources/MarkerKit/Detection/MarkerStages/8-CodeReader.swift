@@ -1,4 +1,4 @@
-/// Stage 8: a sampled grid read as a marker: the border checked, the 5x5 code looked up in all four
+/// Stage 8: a sampled grid read as a marker: the border checked, the code looked up in all four
 /// orientations, and the corners put in the marker's own order (top-left, top-right, bottom-right,
 /// bottom-left as printed), as OpenCV's aruco gives them.
 public enum CodeReader {
@@ -15,11 +15,12 @@ public enum CodeReader {
     public static func read(grid: CellSampler.Grid, quad: Quad, dictionary: MarkerDictionary,
                             parameters: DetectorParameters) -> MarkerDetection? {
         let borderErrors = grid.borderErrors
-        guard Double(borderErrors) <= parameters.maxBorderErrorRate * 24 else { return nil }
-        var unsure: UInt32 = 0
-        for y in 1...5 {
-            for x in 1...5 where abs(grid.fractions[y * 7 + x] - 0.5) * 2 < parameters.minCellConfidence {
-                unsure |= 1 << UInt32((y - 1) * 5 + (x - 1))
+        guard Double(borderErrors) <= parameters.maxBorderErrorRate * Double(grid.borderCells) else { return nil }
+        var unsure: UInt64 = 0
+        let n = grid.side - 2
+        for y in 1...n {
+            for x in 1...n where abs(grid.fractions[y * grid.side + x] - 0.5) * 2 < parameters.minCellConfidence {
+                unsure |= 1 << UInt64((y - 1) * n + (x - 1))
             }
         }
         let count = unsure.nonzeroBitCount
@@ -36,7 +37,7 @@ public enum CodeReader {
             // Every subset of the unsure cells flipped: each must read as this marker in this turn, or as nothing.
             var subset = unsure
             while subset != 0 {
-                if let other = dictionary.decode(MarkerBits(raw: data.raw ^ subset)), other != decoded { return nil }
+                if let other = dictionary.decode(MarkerBits(raw: data.raw ^ subset, side: data.side)), other != decoded { return nil }
                 subset = (subset - 1) & unsure
             }
         }
@@ -47,7 +48,7 @@ public enum CodeReader {
     /// The same from the data bits and the count of white border cells.
     public static func read(data: MarkerBits, borderErrors: Int, quad: Quad, dictionary: MarkerDictionary,
                             parameters: DetectorParameters) -> MarkerDetection? {
-        guard Double(borderErrors) <= parameters.maxBorderErrorRate * 24 else { return nil }
+        guard Double(borderErrors) <= parameters.maxBorderErrorRate * Double(4 * (data.side + 1)) else { return nil }
         guard let decoded = dictionary.decode(data) else { return nil }
         // The grid was seen turned `rotation` quarter turns clockwise, so the printed top-left corner sits
         // at the unwarped square's corner number `rotation` (corners go clockwise from the top-left).

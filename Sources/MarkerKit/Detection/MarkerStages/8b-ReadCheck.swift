@@ -9,7 +9,9 @@
 ///   (`borderStandsOut`), as a printed marker's black border is against its paper;
 /// - a 4x4 or 6x6 marker sampled as 7x7 cells leaves cells unknown where its cells straddle the grid's: a
 ///   read with more than the usual 2 doubtful cells must not read clearly better as such a grid
-///   (`readsBetterAsOtherGrid`).
+///   (`readsBetterAsOtherGrid`);
+/// - a read of a 4x4, 6x6 or 7x7 code must not read more surely as a marker of another size
+///   (`readsBetterAsOtherSize`): short codes are easily spelt by other markers sampled on the wrong grid.
 enum ReadCheck {
     /// The least darkness (0: the white cells' level, 1: the border's) a black data cell of a ring code
     /// must have. Measured: ring-code markers read correctly in 300 default renders (8-400 px, tilt up to
@@ -24,17 +26,20 @@ enum ReadCheck {
     /// Whether a code (as seen in the grid) has every black data cell on the ring next to the border.
     static func isRingCode(_ bits: MarkerBits) -> Bool {
         var middleWhite = true
-        for y in 1...3 { for x in 1...3 where (bits.raw >> UInt32(y * 5 + x)) & 1 == 0 { middleWhite = false } }
-        return middleWhite && bits.raw != (1 << 25) - 1
+        let n = bits.side
+        for y in 1...n - 2 { for x in 1...n - 2 where (bits.raw >> UInt64(y * n + x)) & 1 == 0 { middleWhite = false } }
+        return middleWhite && bits.raw != MarkerBits.mask(side: n)
     }
 
-    /// The mean gray of the middle of each of the 49 cells of an unwarped square.
-    static func cellMeans(_ square: GrayImage, pixelsPerCell: Int) -> InlineArray<49, Double> {
-        var means = InlineArray<49, Double>(repeating: 0)
+    /// The mean gray of the middle of each cell of an unwarped square (`side` cells a side, border
+    /// included; 7 for a 5x5 code).
+    static func cellMeans(_ square: GrayImage, pixelsPerCell: Int) -> InlineArray<81, Double> {
+        var means = InlineArray<81, Double>(repeating: 0)
         let margin = pixelsPerCell / 4, inner = pixelsPerCell - 2 * margin
+        let side = square.width / pixelsPerCell
         square.pixels.withUnsafeBufferPointer { pixels in
-            for index in 0..<49 {
-                let cx = index % 7, cy = index / 7
+            for index in 0..<side * side {
+                let cx = index % side, cy = index / side
                 var sum = 0
                 for y in (cy * pixelsPerCell + margin)..<(cy * pixelsPerCell + margin + inner) {
                     for x in (cx * pixelsPerCell + margin)..<(cx * pixelsPerCell + margin + inner) { sum += Int(pixels[y * square.width + x]) }
@@ -46,18 +51,19 @@ enum ReadCheck {
     }
 
     /// The border's mean and the white data cells' mean of `code` (as seen in the grid).
-    static func levels(_ means: InlineArray<49, Double>, code: MarkerBits) -> (border: Double, white: Double) {
+    static func levels(_ means: InlineArray<81, Double>, code: MarkerBits) -> (border: Double, white: Double) {
         var border = 0.0, white = 0.0, whites = 0
-        for index in 0..<49 {
-            let x = index % 7, y = index / 7
-            if x == 0 || y == 0 || x == 6 || y == 6 {
+        let n = code.side, side = n + 2
+        for index in 0..<side * side {
+            let x = index % side, y = index / side
+            if x == 0 || y == 0 || x == side - 1 || y == side - 1 {
                 border += means[index]
-            } else if (code.raw >> UInt32((y - 1) * 5 + (x - 1))) & 1 == 1 {
+            } else if (code.raw >> UInt64((y - 1) * n + (x - 1))) & 1 == 1 {
                 white += means[index]
                 whites += 1
             }
         }
-        return (border / 24, white / Double(max(whites, 1)))
+        return (border / Double(4 * (side - 1)), white / Double(max(whites, 1)))
     }
 
     /// For a ring code: every black data cell at least `minRingDarkness` of the way from the white cells'
@@ -67,37 +73,39 @@ enum ReadCheck {
         let means = cellMeans(square, pixelsPerCell: pixelsPerCell)
         let (border, white) = levels(means, code: code)
         guard white > border else { return false }
-        for y in 1...5 {
-            for x in 1...5 where (code.raw >> UInt32((y - 1) * 5 + (x - 1))) & 1 == 0 {
-                if (white - means[y * 7 + x]) / (white - border) < minRingDarkness { return false }
+        let n = code.side
+        for y in 1...n {
+            for x in 1...n where (code.raw >> UInt64((y - 1) * n + (x - 1))) & 1 == 0 {
+                if (white - means[y * (n + 2) + x]) / (white - border) < minRingDarkness { return false }
             }
         }
         return true
     }
 
     /// The paper half a cell outside the border at least `minBorderStep` of the way from the border's level
-    /// to the white cells'. Cells outside the image are left out; with fewer than 8 of the 28 inside, the
+    /// to the white cells'. Cells outside the image are left out; with fewer than 8 of the 28 (for a 5x5 code) inside, the
     /// check passes (nothing to look at).
     static func borderStandsOut(quad: Quad, in image: GrayImage, square: GrayImage, pixelsPerCell: Int, code: MarkerBits) -> Bool {
         let (border, white) = levels(cellMeans(square, pixelsPerCell: pixelsPerCell), code: code)
         guard white > border else { return false }
         guard let map = SquareToQuad(quad) else { return true }
         var sum = 0.0, count = 0
+        let g = code.side + 2, cells = Double(g)
         image.pixels.withUnsafeBufferPointer { pixels in
             // The ring of cells around the border, 0.5 cell outside it: u, v in cells from the top-left corner.
-            for k in 0..<28 {
-                let along = Double(k % 7) + 0.5
+            for k in 0..<4 * g {
+                let along = Double(k % g) + 0.5
                 let (u, v): (Double, Double)
-                switch k / 7 {
+                switch k / g {
                 case 0: (u, v) = (along, -0.5)
-                case 1: (u, v) = (7.5, along)
-                case 2: (u, v) = (7 - along, 7.5)
-                default: (u, v) = (-0.5, 7 - along)
+                case 1: (u, v) = (cells + 0.5, along)
+                case 2: (u, v) = (cells - along, cells + 0.5)
+                default: (u, v) = (-0.5, cells - along)
                 }
                 var cellSum = 0.0, cellCount = 0
                 for i in 0..<4 {
                     let du = i & 1 == 0 ? -0.2 : 0.2, dv = i < 2 ? -0.2 : 0.2
-                    guard let value = bilinear(pixels, width: image.width, height: image.height, map.point(u: (u + du) / 7, v: (v + dv) / 7)) else { continue }
+                    guard let value = bilinear(pixels, width: image.width, height: image.height, map.point(u: (u + du) / cells, v: (v + dv) / cells)) else { continue }
                     cellSum += value
                     cellCount += 1
                 }
@@ -113,6 +121,19 @@ enum ReadCheck {
     /// border cells read light.
     static func unsureCells(_ square: GrayImage, cells n: Int, threshold: Int, minConfidence: Double) -> (unsure: Int, lightBorder: Int) {
         var unsure = 0, lightBorder = 0
+        forEachCell(square, cells: n, threshold: threshold) { border, fraction in
+            if border {
+                if fraction > 0.5 { lightBorder += 1 }
+            } else if abs(fraction - 0.5) * 2 < minConfidence {
+                unsure += 1
+            }
+        }
+        return (unsure, lightBorder)
+    }
+
+    /// Each cell of an n x n grid laid over the square: whether it is a border cell, and its share of light
+    /// pixels (in the middle half of the cell) against `threshold`.
+    static func forEachCell(_ square: GrayImage, cells n: Int, threshold: Int, _ body: (_ border: Bool, _ fraction: Double) -> Void) {
         let cell = Double(square.width) / Double(n)
         square.pixels.withUnsafeBufferPointer { pixels in
             for cy in 0..<n {
@@ -121,16 +142,10 @@ enum ReadCheck {
                     let y0 = Int((Double(cy) + 0.25) * cell + 0.5), y1 = Int((Double(cy) + 0.75) * cell + 0.5)
                     var light = 0
                     for y in y0..<y1 { for x in x0..<x1 where Int(pixels[y * square.width + x]) > threshold { light += 1 } }
-                    let fraction = Double(light) / Double(max((x1 - x0) * (y1 - y0), 1))
-                    if cx == 0 || cy == 0 || cx == n - 1 || cy == n - 1 {
-                        if fraction > 0.5 { lightBorder += 1 }
-                    } else if abs(fraction - 0.5) * 2 < minConfidence {
-                        unsure += 1
-                    }
+                    body(cx == 0 || cy == 0 || cx == n - 1 || cy == n - 1, Double(light) / Double(max((x1 - x0) * (y1 - y0), 1)))
                 }
             }
         }
-        return (unsure, lightBorder)
     }
 
     /// Whether a read with `doubtful` data cells (unsure, or corrected by the code) reads clearly more
@@ -140,10 +155,44 @@ enum ReadCheck {
     /// cross-talk test; as an 8-cell grid it has no unsure cell). Asked only of reads with more than the
     /// usual 2 doubtful cells: a 5x5 marker's cells straddle an 8-cell grid's by an eighth of a cell, so a
     /// sharp one reads surely either way.
-    static func readsBetterAsOtherGrid(square: GrayImage, threshold: Int, doubtful: Int, minConfidence: Double) -> Bool {
-        for n in stride(from: 6, through: 8, by: 2) {
+    /// (For codes of other sizes: the grids one cell smaller and larger, `side` being the read's grid.)
+    static func readsBetterAsOtherGrid(square: GrayImage, side: Int = 7, threshold: Int, doubtful: Int, minConfidence: Double) -> Bool {
+        for n in [side - 1, side + 1] where (6...9).contains(n) {
             let other = unsureCells(square, cells: n, threshold: threshold, minConfidence: minConfidence)
             if other.lightBorder <= 1 && other.unsure + 3 <= doubtful { return true }
+        }
+        return false
+    }
+
+    /// How surely an n x n grid laid over the square reads: the mean over its data cells of how far each
+    /// cell's share of light pixels (middle half) is from a half (1: every cell all light or all dark), and
+    /// how many of its border cells read light.
+    static func certainty(_ square: GrayImage, cells n: Int, threshold: Int) -> (mean: Double, lightBorder: Int) {
+        var sum = 0.0, lightBorder = 0
+        forEachCell(square, cells: n, threshold: threshold) { border, fraction in
+            if border {
+                if fraction > 0.5 { lightBorder += 1 }
+            } else {
+                sum += abs(fraction - 0.5) * 2
+            }
+        }
+        return (sum / Double((n - 2) * (n - 2)), lightBorder)
+    }
+
+    /// The least margin by which another marker size's grid must read more surely for a read of a 4x4, 6x6
+    /// or 7x7 code to be refused.
+    static let otherSizeMargin = 0.05
+
+    /// Whether the square reads more surely as a marker of another size (a grid of 6 to 9 cells with a dark
+    /// border, its data cells' mean certainty `otherSizeMargin` above the read's own grid): a 4x4 code is one
+    /// of 4000 in 65536 grids, and a 5x5, 6x6 or 7x7 marker sampled on 6 cells can spell one (the mixed
+    /// renders of every dictionary: DICT_4X4_1000 read 8 such in 30 renders). Asked of 4x4, 6x6 and 7x7
+    /// reads only, so that the 5x5 path is as before.
+    static func readsBetterAsOtherSize(square: GrayImage, side: Int, threshold: Int) -> Bool {
+        let own = certainty(square, cells: side, threshold: threshold).mean
+        for n in 6...9 where n != side {
+            let other = certainty(square, cells: n, threshold: threshold)
+            if other.lightBorder == 0 && other.mean >= own + otherSizeMargin { return true }
         }
         return false
     }
