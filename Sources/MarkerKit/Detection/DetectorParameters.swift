@@ -45,6 +45,12 @@ public struct DetectorParameters: Sendable, Equatable {
     /// Two candidates whose corners are on average closer than this, relative to the smaller perimeter,
     /// are one; the larger is kept. OpenCV: 0.05.
     public var duplicateDistanceRate: Double = 0.05
+    /// A candidate that close to a larger one but with less than this part of its perimeter is not its
+    /// duplicate but a square inside it, kept and read when the larger one does not read. With the
+    /// distance rate above, a marker inside a white frame is that close to the frame's inner edge when it
+    /// fills more than 0.78 of it, as on ChArUco boards of 0.8 (calib.io's, pyCamSet's); threshold
+    /// windows give one square sides a pixel or two apart. OpenCV 4.6: none (the larger only).
+    public var nestedPerimeterRate: Double = 0.9
     /// Pixels per cell in the unwarped square. OpenCV: 4.
     public var pixelsPerCell: Int = 8
     /// Part of each cell's side ignored at its edges when sampling. OpenCV: 0.13; a wider margin reads

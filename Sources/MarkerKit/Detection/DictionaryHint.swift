@@ -1,3 +1,5 @@
+import Foundation
+
 /// When a frame gives no marker of the dictionary asked for: which other dictionaries read markers there,
 /// and how many, so that `detect` can say which `--dictionary` the markers are (a 4x4 board read as
 /// DICT_ARUCO_ORIGINAL gives 0 markers and, without this, no clue).
@@ -26,6 +28,13 @@ public enum DictionaryHint {
         return order.compactMap { best[$0] }.enumerated().sorted { a, b in
             a.element.markers != b.element.markers ? a.element.markers > b.element.markers : a.offset < b.offset
         }.map(\.element)
+    }
+
+    /// The line for an image file that gave no marker; nil when no other dictionary reads one there, or
+    /// when the image cannot be read a second time (a hint that cannot be had is no error).
+    public static func line(forImageAt url: URL, asked: MarkerDictionary) -> String? {
+        guard let image = try? GrayImage(contentsOf: url), let readings = try? readings(in: image, besides: asked) else { return nil }
+        return line(readings, asked: asked)
     }
 
     /// One line naming them, nil when there are none: "0 markers of DICT_ARUCO_ORIGINAL; DICT_4X4_50 reads

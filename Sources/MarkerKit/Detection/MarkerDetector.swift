@@ -152,7 +152,7 @@ public struct MarkerDetector: Sendable {
             for index in 0..<windows.count { timings!.add("contours", passes[index].contoursTime) }
             for index in 0..<windows.count { timings!.add("candidates", passes[index].candidatesTime) }
         }
-        measure("candidates", &timings) { QuadCandidates.removeDuplicates(&quads, rate: p.duplicateDistanceRate) }
+        measure("candidates", &timings) { QuadCandidates.removeDuplicates(&quads, rate: p.duplicateDistanceRate, nestedRate: p.nestedPerimeterRate) }
     }
 
     /// Stage 4b (`LocalSearch`): the regions around seeds where no marker was read, thresholded, traced
@@ -185,7 +185,7 @@ public struct MarkerDetector: Sendable {
                 found.append(moved)
             }
         }
-        QuadCandidates.removeDuplicates(&found, rate: p.duplicateDistanceRate)
+        QuadCandidates.removeDuplicates(&found, rate: p.duplicateDistanceRate, nestedRate: p.nestedPerimeterRate)
         try readCandidates(found, in: image, workspace: workspace, timings: &timings, into: &local)
         markers.append(contentsOf: local)
     }

@@ -77,11 +77,10 @@ struct Detect: ParsableCommand {
         for line in catalog.notes { note(line) }
         var failures = catalog.problems
         for problem in catalog.problems { report(problem) }
-        if let annotate {
-            try OutputFiles.checkDirectoryDestination(URL(fileURLWithPath: annotate), names: DetectionJob.annotationNames(for: catalog.items),
-                                                      force: forceOption.force)
+        let annotation = try annotate.map { folder in
+            try OutputFiles.checkDirectoryDestination(URL(fileURLWithPath: folder), names: DetectionJob.annotationNames(for: catalog.items), force: forceOption.force)
+            return try OutputFolder(folder, option: "--annotate")
         }
-        let annotation = try annotate.map { try OutputFolder($0, option: "--annotate") }
 
         let detector = MarkerDetector(dictionary: charuco?.dictionary ?? dictionaryOption.dictionary)
         var job = DetectionJob(detector: detector, poseEstimator: estimator,
@@ -98,10 +97,7 @@ struct Detect: ParsableCommand {
                 processed += 1
                 if !jsonToStdout { print(Self.describe(summary)) }
                 // No marker in an image: which other dictionary would read its markers, if any (one line).
-                // (A hint that cannot be had, the image unreadable a second time, is no error.)
-                if summary.detections == 0, case .image(let url) = item, let image = try? GrayImage(contentsOf: url),
-                   let readings = try? DictionaryHint.readings(in: image, besides: detector.dictionary),
-                   let hint = DictionaryHint.line(readings, asked: detector.dictionary) {
+                if summary.detections == 0, case .image(let url) = item, let hint = DictionaryHint.line(forImageAt: url, asked: detector.dictionary) {
                     if jsonToStdout { FileHandle.standardError.write(Data((hint + "\n").utf8)) } else { print(hint) }
                 }
             } catch let error as MarkerKitError {
@@ -110,21 +106,14 @@ struct Detect: ParsableCommand {
             }
         })
         if let jobTimings = job.timings { FileHandle.standardError.write(Data((jobTimings.table + "\n").utf8)) }
-        // Every failure is already on stderr, one line each.
-        guard processed > 0 else { // a run that read nothing leaves nothing, not even the --annotate folder it made
+        guard processed > 0 else { // every failure is on stderr already; a run that read nothing leaves nothing, not even the --annotate folder
             annotation?.removeIfCreated()
             throw ExitCode(failures.first?.exitCode ?? 66)
         }
         try stream?.finish()
         if !jsonl, json != nil {
             let data = try DetectionReport(frames: collected).encoded()
-            if let jsonURL {
-                var files = OutputFiles()
-                files.add(data, at: jsonURL)
-                try files.commit()
-            } else {
-                FileHandle.standardOutput.write(data)
-            }
+            if let jsonURL { try OutputFiles.writeProtected(data, to: jsonURL, force: forceOption.force) } else { FileHandle.standardOutput.write(data) }
         }
         if !failures.isEmpty { throw ExitCode(1) }
     }

@@ -1,8 +1,8 @@
 import MarkerKitKernels
 
 /// Stage 4: contours to convex 4-gons: polygon approximation, convexity, minimum side, distance to the
-/// image edge, clockwise order; near-duplicates (the inner and outer edge of a border, the same outline
-/// from several thresholds) are merged, keeping the larger.
+/// image edge, clockwise order; near-duplicates (the same outline from several thresholds) are merged,
+/// keeping the larger, but a clearly smaller square close inside a larger one is kept.
 public enum QuadCandidates {
     public static func quads(from contours: Contours.ContourSet, imageWidth: Int, imageHeight: Int,
                              parameters: DetectorParameters) throws -> [Quad] {
@@ -16,7 +16,7 @@ public enum QuadCandidates {
                              parameters: DetectorParameters, into quads: inout [Quad]) throws {
         quads.removeAll(keepingCapacity: true)
         try appendQuads(from: contours, imageWidth: imageWidth, imageHeight: imageHeight, parameters: parameters, to: &quads)
-        removeDuplicates(&quads, rate: parameters.duplicateDistanceRate)
+        removeDuplicates(&quads, rate: parameters.duplicateDistanceRate, nestedRate: parameters.nestedPerimeterRate)
     }
 
     /// The convex 4-gons of `contours` appended to `quads`, in contour order, duplicates not yet merged:
@@ -85,8 +85,11 @@ public enum QuadCandidates {
         return best
     }
 
-    /// Near-duplicates merged in place, the largest of each group kept, largest first.
-    static func removeDuplicates(_ quads: inout [Quad], rate: Double) {
+    /// Near-duplicates merged in place, the largest of each group kept, largest first. A candidate with
+    /// less than `nestedRate` of a close one's perimeter is a square inside it (a marker in its white
+    /// frame), not a duplicate: it is kept, and the reader reads it only when the larger one does not
+    /// read, since it lies inside it.
+    static func removeDuplicates(_ quads: inout [Quad], rate: Double, nestedRate: Double) {
         // Larger first (a stable insertion sort: the arrays are short, and it needs no buffer).
         var i = 1
         while i < quads.count {
@@ -107,6 +110,7 @@ public enum QuadCandidates {
                 let other = quads[k], otherCenter = other.center
                 // Cheap rejection first: centres farther apart than a side cannot be duplicates.
                 duplicate = abs(otherCenter.x - center.x) < perimeter / 4 && abs(otherCenter.y - center.y) < perimeter / 4
+                    && perimeter >= nestedRate * other.perimeter
                     && meanCornerDistance(quad, other) < rate * min(perimeter, other.perimeter)
             }
             if !duplicate {
