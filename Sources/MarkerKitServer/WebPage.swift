@@ -1,4 +1,5 @@
 import Foundation
+import MarkerKit
 
 /// The page's files (plain HTML, CSS and JavaScript from `Web/`, shipped as resources), read once at
 /// start: a request names one of these by a fixed path, never a file.
@@ -12,6 +13,10 @@ struct WebPage: Sendable {
 
     /// Where the page's HTML takes the run's secret (`<meta name="markerkit-token" content="...">`).
     static let tokenPlaceholder = "{{MARKERKIT_TOKEN}}"
+
+    /// Where the page's form lists the dictionaries: every OpenCV dictionary MarkerKit knows, in its order.
+    static let dictionariesPlaceholder = "{{MARKERKIT_DICTIONARIES}}"
+    static let dictionaryOptions = MarkerDictionary.Name.allCases.map { "<option value=\"\($0.shortName)\">\($0.shortName)</option>" }.joined()
 
     /// The script and the style: they hold no secret, and the page loads them without one.
     var openPaths: Set<String> { Set(files.keys.filter { $0 != "/" }) }
@@ -38,7 +43,10 @@ struct WebPage: Sendable {
             guard let url = Bundle.module.url(forResource: String(parts[0]), withExtension: String(parts[1]), subdirectory: "Web") else {
                 throw ServerRefusal.notFound("the page's file \(resource) is missing from the installation")
             }
-            files[path] = File(data: try Data(contentsOf: url), type: type)
+            let data = try Data(contentsOf: url)
+            let page = type.hasPrefix("text/html")
+                ? Data(String(decoding: data, as: UTF8.self).replacingOccurrences(of: Self.dictionariesPlaceholder, with: Self.dictionaryOptions).utf8) : data
+            files[path] = File(data: page, type: type)
         }
         self.files = files
     }

@@ -107,6 +107,13 @@ import Testing
         }
         let sheet = try server.api("/api/sheet", method: "POST", body: HTTP.json(["kind": "charuco", "squares": "5x7", "square": "30mm", "marker": "20mm"]))
         #expect(sheet.status == 200 && sheet.body.starts(with: Data("%PDF".utf8)))
+        // The form offers every dictionary (21, from the library's list), and a sheet of any of them is made.
+        let page = try server.api("/").text
+        let menu = try #require(page.firstMatch(of: /<select name="dictionary">(.*?)<\/select>/)?.output.1)
+        let offered = menu.matches(of: /<option value="([^"]+)">/).map { String($0.output.1) }
+        #expect(offered.count == 21 && offered.first == "aruco-original" && offered.contains("4x4_50") && offered.contains("apriltag_36h11"), "\(offered)")
+        let tags = try server.api("/api/sheet", method: "POST", body: HTTP.json(["kind": "markers", "ids": "0-3", "size": "30mm", "dictionary": "apriltag_36h11"]))
+        #expect(tags.status == 200 && tags.body.starts(with: Data("%PDF".utf8)), "\(tags.status) \(tags.text)")
 
         // Ctrl-C: out within a second, the views and their log whole.
         let stopped = try server.interrupt()

@@ -22,6 +22,20 @@ import Testing
         #expect(line?.hasPrefix("0 markers of DICT_ARUCO_ORIGINAL; DICT_4X4_") == true)
     }
 
+    /// Two real photos of tag36h11 tags (a Duckiebot's camera, BSD-2; AprilTags.jl's test photo, MIT): the
+    /// default dictionary reads none, the hint names DICT_APRILTAG_36h11 with every tag, and that dictionary
+    /// reads exactly the IDs OpenCV 5.0's ArucoDetector reads there (PROVENANCE.txt).
+    @Test(arguments: [("duckietown-36h11.png", [22, 24, 58, 85, 144, 198]), ("apriltags-jl-36h11.jpg", [5, 6, 9])])
+    func aRealAprilTagPhotoNamesTheAprilTagDictionary(file: String, openCV: [Int]) throws {
+        let image = try GrayImage(contentsOf: Self.fixtures.appendingPathComponent("dictionary-hint/\(file)"))
+        let tags = MarkerDictionary.named(.aprilTag36h11)
+        #expect(try MarkerDetector(dictionary: .arucoOriginal).detect(in: image).isEmpty)
+        let readings = try DictionaryHint.readings(in: image, besides: .arucoOriginal)
+        print("hint on \(file): \(DictionaryHint.line(readings, asked: .arucoOriginal) ?? "none")")
+        #expect(readings.first?.dictionary == tags && readings.first?.markers == openCV.count, "\(readings)")
+        #expect(try MarkerDetector(dictionary: tags).detect(in: image).map(\.id) == openCV)
+    }
+
     /// A render of AprilTag 36h11 markers read as the default dictionary: DICT_APRILTAG_36h11 named first;
     /// a frame of plain paper: no hint.
     @Test func anAprilTagRenderNamesItsDictionaryAndPaperNothing() throws {
