@@ -138,6 +138,24 @@ import Testing
         #expect(try CharucoDetector(board: Self.board).detect(in: blank).corners.isEmpty)
     }
 
+    /// A view whose markers are read but whose corners are refused says why: the count of refused corners
+    /// by the test they failed, which calibrate prints for a view it cannot use.
+    @Test func refusedCornersAreCountedByReason() throws {
+        let (w, h) = (1280, 720)
+        let scenes = try CharucoViews(board: Self.board, camera: BuiltInCamera.webcam(width: w, height: h), width: w, height: h, partial: false).scenes(count: 1, seed: 5)
+        let image = try SceneRenderer().render(scenes[0])
+        var detector = CharucoDetector(board: Self.board)
+        let found = try detector.detect(in: image)
+        #expect(found.refusals.isEmpty && found.refusalSummary == nil, "\(found.refusals)")
+        detector.minContrast = 1000
+        let refused = try detector.detect(in: image)
+        #expect(refused.corners.isEmpty && refused.markers.count == found.markers.count)
+        #expect(refused.refusals == [.contrast: found.corners.count])
+        #expect(refused.refusalSummary == "\(found.corners.count) contrast")
+        let view = Calibrator.View(file: "v.png", status: .tooFewCorners(0, why: "31 markers read; corners refused: 48 contrast"), corners: [])
+        #expect(view.reason == "0 board corners found: a view needs 6 or more, not all on one line (31 markers read; corners refused: 48 contrast)")
+    }
+
     @Test func aViewCountsWithSixCornersNotOnOneLine() {
         func view(_ ids: [Int]) -> CharucoDetection {
             CharucoDetection(corners: ids.map { CharucoDetection.Corner(id: $0, point: Point2(x: 0, y: 0)) }, markers: [], foreignMarkers: [])

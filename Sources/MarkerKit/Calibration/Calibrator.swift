@@ -35,8 +35,9 @@ public struct Calibrator: Sendable {
             case used
             case unreadable(String)
             case noBoard
-            /// A ChArUco view with too few corners, or all on one line.
-            case tooFewCorners(Int)
+            /// A ChArUco view with too few corners, or all on one line; `why` says what was read and
+            /// refused ("12 markers read; corners refused: 40 contrast").
+            case tooFewCorners(Int, why: String? = nil)
             case wrongSize(width: Int, height: Int)
             case outlier(rms: Double)
         }
@@ -54,7 +55,8 @@ public struct Calibrator: Sendable {
             case .used: return "used"
             case .unreadable(let why): return "unreadable (\(why))"
             case .noBoard: return "no board found"
-            case .tooFewCorners(let n): return "\(n) board corner\(n == 1 ? "" : "s") found: a view needs 6 or more, not all on one line"
+            case .tooFewCorners(let n, let why):
+                return "\(n) board corner\(n == 1 ? "" : "s") found: a view needs 6 or more, not all on one line" + (why.map { " (\($0))" } ?? "")
             case .wrongSize(let w, let h): return "image size \(w)x\(h) differs from the first image's"
             case .outlier(let rms): return String(format: "outlier (view RMS %.3f px)", rms)
             }
@@ -83,10 +85,10 @@ public struct Calibrator: Sendable {
     }
 
     /// What the board search found in one image: the corners with their IDs, or how many corners a
-    /// ChArUco view had when too few (nil: no board at all).
+    /// ChArUco view had when too few, with what was read and refused (nothing: no board at all).
     enum Found {
         case corners([Point2], ids: [Int])
-        case tooFew(Int)
+        case tooFew(Int, why: String?)
         case nothing
     }
 
@@ -97,8 +99,12 @@ public struct Calibrator: Sendable {
             guard let corners = (try? finder.detect(in: image)) ?? nil else { return .nothing }
             return .corners(corners, ids: Array(corners.indices))
         case .charuco(let board):
-            guard let found = try? CharucoDetector(board: board).detect(in: image), !found.corners.isEmpty else { return .nothing }
-            guard found.isUsableView(columns: board.squaresX - 1, minimum: minimumCorners) else { return .tooFew(found.corners.count) }
+            // A view whose markers are read gives its corners, or says why not.
+            guard let found = try? CharucoDetector(board: board).detect(in: image), !found.markers.isEmpty else { return .nothing }
+            guard found.isUsableView(columns: board.squaresX - 1, minimum: minimumCorners) else {
+                let markers = "\(found.markers.count) marker\(found.markers.count == 1 ? "" : "s") read"
+                return .tooFew(found.corners.count, why: markers + (found.refusalSummary.map { "; corners refused: \($0)" } ?? ""))
+            }
             return .corners(found.corners.map(\.point), ids: found.corners.map(\.id))
         }
     }
@@ -106,7 +112,7 @@ public struct Calibrator: Sendable {
     private func view(named name: String, _ found: Found) -> View {
         switch found {
         case .corners(let corners, let ids): return View(file: name, status: .used, corners: corners, cornerIDs: ids)
-        case .tooFew(let n): return View(file: name, status: .tooFewCorners(n), corners: [])
+        case .tooFew(let n, let why): return View(file: name, status: .tooFewCorners(n, why: why), corners: [])
         case .nothing: return View(file: name, status: .noBoard, corners: [])
         }
     }
@@ -164,7 +170,7 @@ public struct Calibrator: Sendable {
         let found = views.filter { $0.status == .used }.count
         guard found > 0 else {
             if case .charuco(let board) = target {
-                let few = views.compactMap { if case .tooFewCorners(let n) = $0.status { return n } else { return nil } }
+                let few = views.compactMap { if case .tooFewCorners(let n, _) = $0.status { return n } else { return nil } }
                 throw MarkerKitError.badInput(few.isEmpty
                     ? "no image shows the \(board.squaresX)x\(board.squaresY) ChArUco board (\(board.dictionary.name) from ID \(board.firstID)): check the board spec's dictionary, first ID and squares"
                     : "no image shows 6 or more corners of the ChArUco board (at most \(few.max()!)): hold the board closer or take more of it in view")

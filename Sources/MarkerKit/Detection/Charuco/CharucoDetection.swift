@@ -19,10 +19,41 @@ public struct CharucoDetection: Sendable, Equatable {
     /// markers read as this one's).
     public var foreignMarkers: [MarkerDetection]
 
-    public init(corners: [Corner], markers: [MarkerDetection], foreignMarkers: [MarkerDetection]) {
+    /// Why a corner next to the markers read was not reported: the test each refused corner failed last.
+    public enum Refusal: String, CaseIterable, Sendable, Codable {
+        /// No window to fit: the corner too near the image's edge, or its squares' margins too narrow in pixels.
+        case window
+        /// The fit did not converge on the window's pixels.
+        case fit
+        /// Less contrast between the squares than `minContrast`.
+        case contrast
+        /// The fit's RMS above `maxResidual` of the contrast.
+        case residual
+        /// A blur (σ) wider than the margin between the squares' edges and their markers, or than the window.
+        case blur
+        /// Fitted farther from its prediction than `maxShift` of a square, or outside the image.
+        case shift
+        /// A fitted edge more than `maxEdgeAngle` off the board line predicted there.
+        case edgeAngle = "edge angle"
+        /// Unlike the corners found around it: off their grid (`maxOffGrid`), or far more blurred (`maxBlurRatio`).
+        case neighbours
+    }
+
+    /// Corners in view, predicted from the markers read (or the corners found), but not reported: how
+    /// many failed each test.
+    public var refusals: [Refusal: Int]
+
+    public init(corners: [Corner], markers: [MarkerDetection], foreignMarkers: [MarkerDetection], refusals: [Refusal: Int] = [:]) {
         self.corners = corners
         self.markers = markers
         self.foreignMarkers = foreignMarkers
+        self.refusals = refusals
+    }
+
+    /// The refusals as "12 contrast, 3 shift" (the order of `Refusal`), or nil when none.
+    public var refusalSummary: String? {
+        let parts = Refusal.allCases.compactMap { r in refusals[r].map { "\($0) \(r.rawValue)" } }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
     /// Whether the corners can pin a camera view: at least `minimum` of them, not all on one line of the

@@ -4,10 +4,11 @@ import Foundation
 /// chessboard corner near them *in the image*. A corner's place is first predicted by a homography local
 /// to it (`CornerPrediction`), then found by fitting a model of a blurred corner (`XCornerFit`) to the
 /// pixels around it that belong to the four squares only, never to a marker. A corner is reported only
-/// when the image holds a corner there: enough contrast, a good fit, edges along the board's lines, and
-/// close to where it was predicted. Corners with no marker read next to them are predicted from the
-/// corners found around them, so a board whose markers are partly lost (blur, the image edge) still
-/// gives its corners.
+/// when the image holds a corner there: enough contrast, a good fit, edges along the board's lines,
+/// close to where it was predicted, and on the grid of the corners found around it. Corners with no
+/// marker read next to them are predicted from the corners found around them, so a board whose markers
+/// are partly lost (blur, the image edge) still gives its corners. `CharucoDetection.refusals` counts
+/// the corners in view that failed a test, by test.
 public struct CharucoDetector: Sendable {
     public let board: CharucoBoard
     public var markerDetector: MarkerDetector
@@ -21,6 +22,12 @@ public struct CharucoDetector: Sendable {
     public var maxShift = 0.25
     /// Largest half size of the window fitted around a corner, pixels.
     public var maxHalfWindow = 16.0
+    /// Largest distance of a corner from where the eight corners found around it put it, as a fraction of
+    /// a square (2.5 times this where fewer are found).
+    public var maxOffGrid = 0.1
+    /// Largest blur (σ) of a corner's fit as a multiple of the median of the corners found next to it,
+    /// plus 1 px.
+    public var maxBlurRatio = 5.0
 
     public init(board: CharucoBoard, markerDetector: MarkerDetector? = nil) {
         self.board = board
@@ -34,6 +41,11 @@ public struct CharucoDetector: Sendable {
     /// The board in `image` from the markers read in it (in the board's dictionary, by any detector):
     /// this board's markers each read once and in their place on the board, and the corners near them.
     public func detection(in image: GrayImage, markers all: [MarkerDetection]) -> CharucoDetection {
+        traced(in: image, markers: all).detection
+    }
+
+    /// `detection(in:markers:)` with each predicted corner's last trial, by ID.
+    func traced(in image: GrayImage, markers all: [MarkerDetection]) -> (detection: CharucoDetection, trials: [Int: Trial]) {
         let count = board.markers.count
         var mine: [MarkerDetection] = [], foreign: [MarkerDetection] = []
         var seen: [Int: Int] = [:]
@@ -46,26 +58,32 @@ public struct CharucoDetector: Sendable {
         // Most of the markers out of place: the image shows another board than the spec describes.
         if 2 * placed.count < mine.count { placed = [] }
         foreign += mine.filter { marker in !placed.contains { $0.id == marker.id } }
-        return CharucoDetection(corners: corners(in: image, markers: placed), markers: placed, foreignMarkers: foreign)
+        let search = cornerSearch(in: image, markers: placed)
+        return (CharucoDetection(corners: search.corners, markers: placed, foreignMarkers: foreign, refusals: search.refusals), search.trials)
     }
 
-    /// The markers that sit where the board's layout puts them relative to their neighbours: each
-    /// marker's homography, applied to a neighbour's board corners (within two squares), must land
-    /// within a third of a marker side of where that neighbour was found. A marker the most of whose
-    /// neighbours disagree is not of this board as the spec describes it (another layout, another
-    /// size, or a marker of another board with the same ID); a marker with no neighbour found is kept.
-    /// When fewer than half the markers fit, none is used: the board is not the one described.
+    /// The markers that sit where the board's layout puts them relative to their neighbours: one
+    /// homography fitted to a marker's corners and a neighbour's (within two squares) must put all eight
+    /// within a quarter of a marker side of where they were found. A marker in another square than the
+    /// layout says leaves at least 0.39 of a side on some corner (fronto-parallel, over every wrong
+    /// placement within two squares); the corners of markers read in a blurred close-up (OpenCV 4.6's, σ
+    /// 7 px, 105 px markers) left at most 0.11. A marker the most of whose neighbours disagree is not of
+    /// this board as the spec describes it (another layout, or a marker of another board with the same
+    /// ID); a marker with no neighbour found is kept. (Each marker's own homography carried to its
+    /// neighbours instead missed them by up to 1.6 sides there: four blurred corners fix its perspective
+    /// poorly, and two squares away magnify that.) When fewer than half the markers fit, none is used:
+    /// the board is not the one described.
     func consistent(_ markers: [MarkerDetection]) -> [MarkerDetection] {
         let placed = board.markers
         func square(_ m: MarkerDetection) -> CharucoBoard.PlacedMarker { placed[m.id - board.firstID] }
         return markers.filter { marker in
-            guard let h = Homography(from: square(marker).corners, to: marker.corners) else { return false }
             var agree = 0, disagree = 0
             for other in markers where other.id != marker.id {
                 let a = square(marker), b = square(other)
                 guard abs(a.column - b.column) <= 2, abs(a.row - b.row) <= 2 else { continue }
-                let error = zip(b.corners, other.corners).map { h.map($0).distance(to: $1) }.max() ?? .infinity
-                if error <= other.meanSide / 3 { agree += 1 } else { disagree += 1 }
+                let from = a.corners + b.corners, to = marker.corners + other.corners
+                let error = Homography(from: from, to: to).map { h in zip(from, to).map { h.map($0).distance(to: $1) }.max() ?? .infinity } ?? .infinity
+                if error <= (marker.meanSide + other.meanSide) / 8 { agree += 1 } else { disagree += 1 }
             }
             return agree >= disagree
         }
@@ -73,67 +91,113 @@ public struct CharucoDetector: Sendable {
 
     /// The board's corners found in `image` near `markers` (this board's, any detector's), by ID.
     public func corners(in image: GrayImage, markers: [MarkerDetection]) -> [CharucoDetection.Corner] {
+        cornerSearch(in: image, markers: markers).corners
+    }
+
+    /// What the corner search did with one corner it predicted: the fit, and the test it failed (nil: found).
+    struct Trial {
+        var guess: Point2
+        var fit: XCornerFit.Result?
+        var refusal: CharucoDetection.Refusal?
+    }
+
+    /// The corners found, the refusals by reason, and each predicted corner's last trial by ID.
+    func cornerSearch(in image: GrayImage, markers: [MarkerDetection])
+        -> (corners: [CharucoDetection.Corner], refusals: [CharucoDetection.Refusal: Int], trials: [Int: Trial]) {
         let prediction = CornerPrediction(board: board, markers: markers)
         let total = (board.squaresX - 1) * (board.squaresY - 1)
-        var found: [Int: Point2] = [:], fits: [Int: XCornerFit.Result] = [:]
+        var found: [Int: Point2] = [:], trials: [Int: Trial] = [:]
         var fit = XCornerFit()
         for id in 0..<total {
             guard let h = prediction.fromMarkers(corner: id) else { continue }
-            if let r = refine(id, homography: h, prediction: prediction, in: image, fit: &fit) { found[id] = r.point; fits[id] = r }
+            let trial = refine(id, homography: h, prediction: prediction, in: image, fit: &fit)
+            trials[id] = trial
+            if trial.refusal == nil, let r = trial.fit { found[id] = r.point }
         }
         // Corners no read marker is near: from the corners found around them, repeated while it finds more.
         var grew = !found.isEmpty
         while grew {
             grew = false
             for id in 0..<total where found[id] == nil {
-                guard let h = prediction.fromCorners(corner: id, found: found),
-                      let r = refine(id, homography: h, prediction: prediction, in: image, fit: &fit) else { continue }
+                guard let h = prediction.fromCorners(corner: id, found: found) else { continue }
+                let trial = refine(id, homography: h, prediction: prediction, in: image, fit: &fit)
+                trials[id] = trial
+                guard trial.refusal == nil, let r = trial.fit else { continue }
                 found[id] = r.point
-                fits[id] = r
                 grew = true
             }
         }
-        // Each corner's fitted edges run along the board's lines, so the corners found next to it (left,
-        // right, above, below) lie on them: a neighbour more than a twentieth of their distance off the
-        // edge pointing at it (bend included) means this corner was fitted to something else (once, at
-        // the edge of a k1 = -0.4 lens, 7.5 px off).
+        // Defocus changes little from one corner to the next (a square away σ differed by at most 1.2
+        // times on the GoPro photos, 4 times on the most blurred close-ups): a corner fitted with a blur
+        // far wider than the corners around it fitted a smooth patch of something else, as one did 20 px
+        // off in the black beyond a k1 = -0.4 lens's range (σ 6.2 px, its neighbours 0.3).
         let columns = board.squaresX - 1
-        let outliers = fits.filter { id, r in
-            let x = id % columns
-            let next = [x > 0 ? id - 1 : nil, x < columns - 1 ? id + 1 : nil, id - columns, id + columns].compactMap { $0 }
-            return next.contains { n in
-                guard let q = found[n] else { return false }
-                return r.distance(of: q, fromEdge: r.edge(towards: q)) > 0.05 * q.distance(to: r.point)
+        let blurred = found.keys.filter { id in
+            guard let sigma = trials[id]?.fit?.blur else { return false }
+            var around: [Double] = []
+            for dy in -1...1 {
+                for dx in -1...1 where dx != 0 || dy != 0 {
+                    let x = id % columns + dx, y = id / columns + dy, n = y * columns + x
+                    guard x >= 0, x < columns, y >= 0, y < board.squaresY - 1, found[n] != nil, let b = trials[n]?.fit?.blur else { continue }
+                    around.append(b)
+                }
             }
+            guard !around.isEmpty else { return false }
+            return sigma > maxBlurRatio * around.sorted()[around.count / 2] + 1
         }
-        for id in outliers.keys { found[id] = nil }
-        return found.keys.sorted().map { CharucoDetection.Corner(id: $0, point: found[$0]!) }
+        for id in blurred { found[id] = nil; trials[id]?.refusal = .neighbours }
+        // A corner fitted to something else than its corner is off the grid the corners around it make:
+        // drop the corner farthest from where its neighbours put it (in multiples of its limit), while
+        // one is beyond its limit, and look again at those near it (a corner off the grid also moves its
+        // neighbours' predictions, less than its own). The limit is `maxOffGrid` of a square where the
+        // neighbours surround the corner, 2.5 times that where they extrapolate to it.
+        var offGrid: [Int: Double] = [:]
+        func measure(_ id: Int) {
+            guard found[id] != nil, let p = prediction.fromNeighbours(corner: id, found: found) else { offGrid[id] = nil; return }
+            offGrid[id] = found[id]!.distance(to: p.point) / p.square / (p.interpolated ? maxOffGrid : 2.5 * maxOffGrid)
+        }
+        for id in found.keys { measure(id) }
+        while let (worst, off) = offGrid.max(by: { $0.value < $1.value }), off > 1 {
+            found[worst] = nil
+            offGrid[worst] = nil
+            trials[worst]?.refusal = .neighbours
+            for id in Array(offGrid.keys) where abs(id % columns - worst % columns) <= 2 && abs(id / columns - worst / columns) <= 2 { measure(id) }
+        }
+        // Refusals of corners the image shows: one predicted outside it is not in view, not refused.
+        var refusals: [CharucoDetection.Refusal: Int] = [:]
+        for trial in trials.values {
+            guard let r = trial.refusal, trial.guess.x >= 0, trial.guess.y >= 0,
+                  trial.guess.x <= Double(image.width - 1), trial.guess.y <= Double(image.height - 1) else { continue }
+            refusals[r, default: 0] += 1
+        }
+        return (found.keys.sorted().map { CharucoDetection.Corner(id: $0, point: found[$0]!) }, refusals, trials)
     }
 
-    /// Corner `id` found in the image near where `homography` puts it (the fit), or nil when the image
-    /// does not show a corner there.
+    /// Corner `id` fitted in the image near where `homography` puts it: the fit, and the test that shows
+    /// the image holds no corner there (nil when it does).
     private func refine(_ id: Int, homography h: Homography, prediction: CornerPrediction, in image: GrayImage,
-                        fit: inout XCornerFit) -> XCornerFit.Result? {
+                        fit: inout XCornerFit) -> Trial {
         let b = prediction.position(of: id)
         let guess = h.map(b)
-        guard guess.x.isFinite, guess.y.isFinite, let back = h.inverse else { return nil }
+        func refused(_ why: CharucoDetection.Refusal, _ r: XCornerFit.Result? = nil) -> Trial { Trial(guess: guess, fit: r, refusal: why) }
+        guard guess.x.isFinite, guess.y.isFinite, let back = h.inverse else { return refused(.window) }
         let (du, dv) = h.jacobian(at: b)
         // Pixels per board millimetre at the corner. The window: the square of half side `reach` about the
         // corner (half a square at most) less the two markers that touch it, and a pixel and a half around
         // them for blur. Those two markers sit in opposite squares, so the window is symmetric about the
         // corner, as the corner itself is.
         let pixelsPerMM = (abs(du.x * dv.y - du.y * dv.x)).squareRoot()
-        guard pixelsPerMM > 0 else { return nil }
+        guard pixelsPerMM > 0 else { return refused(.window) }
         let s = board.square.millimetres, keep = 1.5 / pixelsPerMM
         let clear = (s - board.marker.millimetres) / 2 - keep
-        guard clear > 0 else { return nil }
+        guard clear > 0 else { return refused(.window) }
         var reach = min(s / 2 - keep, maxHalfWindow / pixelsPerMM)
         // The window's extent in pixels, and kept inside the image (shrunk evenly about the corner).
         let extent = reach * max(abs(du.x) + abs(dv.x), abs(du.y) + abs(dv.y))
         let room = min(guess.x, guess.y, Double(image.width - 1) - guess.x, Double(image.height - 1) - guess.y) - 1
-        guard room > 1.5 else { return nil }
+        guard room > 1.5 else { return refused(.window) }
         if extent > room { reach *= room / extent }
-        guard reach * pixelsPerMM >= 2.5 else { return nil }
+        guard reach * pixelsPerMM >= 2.5 else { return refused(.window) }
         // Which of the four squares about the corner hold a marker: (u > 0, v > 0) picks the square.
         let columns = board.squaresX - 1, cx = id % columns, cy = id / columns
         let marked = [(0, 0), (1, 0), (0, 1), (1, 1)].map { board.holdsMarker(column: cx + $0.0, row: cy + $0.1) }
@@ -171,7 +235,8 @@ public struct CharucoDetector: Sendable {
             }
             return true
         }
-        guard window(centre: guess, axes: nil), var r = fit.fit(from: guess, edges: (du, dv), blur: 0.7) else { return nil }
+        guard window(centre: guess, axes: nil) else { return refused(.window) }
+        guard var r = fit.fit(from: guess, edges: (du, dv), blur: 0.7) else { return refused(fit.xs.count < 36 ? .window : .fit) }
         // The fitted edges as board axes: each edge's direction, scaled as the homography scales the
         // board axis it lies along.
         let edges = [r.angles.0, r.angles.1].map { Point2(x: -sin($0), y: cos($0)) }
@@ -188,15 +253,23 @@ public struct CharucoDetector: Sendable {
         }
         // The image must hold a corner: contrast, fit, edges along the board's lines, near the prediction.
         let contrast = abs(r.contrast)
-        guard contrast >= minContrast, r.rms <= maxResidual * contrast, r.blur < reach * pixelsPerMM else { return nil }
+        guard contrast >= minContrast else { return refused(.contrast, r) }
+        guard r.rms <= maxResidual * contrast else { return refused(.residual, r) }
+        // The model's white squares are white to the window's edge, but each holds a marker a margin away
+        // from the corner's edges: a blur wider than that margin carries the marker's black border into
+        // the fit and pulls the corner. On renders with exact truth (a 20x20 board of 4 mm squares, 0.4 mm
+        // margins, blur 2 px) the error's RMS was 0.03-0.07 px up to σ = margin, 0.09 to 1.25 margins,
+        // 0.25 to 1.5 and 0.65 beyond (worst 1.25 px).
+        let margin = (s - board.marker.millimetres) / 2 * pixelsPerMM
+        guard r.blur <= margin, r.blur < reach * pixelsPerMM else { return refused(.blur, r) }
         // Inside the image (a fit run off past its edge once ended 6 px outside it), and near the prediction.
         guard r.point.x >= 0, r.point.y >= 0, r.point.x <= Double(image.width - 1), r.point.y <= Double(image.height - 1),
-              r.point.distance(to: guess) <= maxShift * s * pixelsPerMM else { return nil }
+              r.point.distance(to: guess) <= maxShift * s * pixelsPerMM else { return refused(.shift, r) }
         let normals = [r.angles.0, r.angles.1].map { Point2(x: cos($0), y: sin($0)) }
         let limit = cos((90 - maxEdgeAngle) * Double.pi / 180)
         func along(_ n: Point2, _ e: Point2) -> Double { abs(n.x * e.x + n.y * e.y) / (e.x * e.x + e.y * e.y).squareRoot() }
         // Each fitted edge lies along one board line: its normal is near-perpendicular to that line's direction.
         let fits = (along(normals[0], du) <= limit && along(normals[1], dv) <= limit) || (along(normals[0], dv) <= limit && along(normals[1], du) <= limit)
-        return fits ? r : nil
+        return fits ? Trial(guess: guess, fit: r, refusal: nil) : refused(.edgeAngle, r)
     }
 }

@@ -21,20 +21,6 @@ struct XCornerFit {
         var rms: Double
         /// Each edge's curvature (its distance grows by curvature * t^2 at t along it).
         var curvatures: (Double, Double) = (0, 0)
-
-        /// How far `p` lies from the edge (0 or 1) as fitted, bend included, in pixels.
-        func distance(of p: Point2, fromEdge edge: Int) -> Double {
-            let angle = edge == 0 ? angles.0 : angles.1, kappa = edge == 0 ? curvatures.0 : curvatures.1
-            let dx = p.x - point.x, dy = p.y - point.y
-            let t = -sin(angle) * dx + cos(angle) * dy
-            return abs(cos(angle) * dx + sin(angle) * dy + kappa * t * t)
-        }
-
-        /// The edge (0 or 1) that runs most nearly towards `p`.
-        func edge(towards p: Point2) -> Int {
-            let dx = p.x - point.x, dy = p.y - point.y
-            return abs(cos(angles.0) * dx + sin(angles.0) * dy) <= abs(cos(angles.1) * dx + sin(angles.1) * dy) ? 0 : 1
-        }
     }
 
     /// The blur is held at or above what a pixel's own area gives an edge (a box of one pixel has the

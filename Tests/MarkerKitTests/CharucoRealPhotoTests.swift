@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+@testable import MarkerKit
+
+/// Real camera photos of ChArUco boards (`../shared/data/charuco-real`, beside the repository, as
+/// `RealPhotos`; Apache-2.0, each folder with its licence and PROVENANCE.txt). Its `expected.json` gives
+/// per set the board and per photo the markers and corners OpenCV 5.0's CharucoDetector finds.
+/// MARKERKIT_CHARUCO_PHOTOS names the folder for a copy kept elsewhere.
+enum CharucoRealPhotos {
+    static let folder = ProcessInfo.processInfo.environment["MARKERKIT_CHARUCO_PHOTOS"].map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data/charuco-real")
+
+    struct Set: Decodable {
+        struct Photo: Decodable {
+            let cv2_corners: Int
+            let cv2_markers: Int
+        }
+        let dictionary: String
+        let squares: [Int]
+        let square_mm: Double
+        let marker_mm: Double
+        let legacy: Bool
+        let images: [String: Photo]
+
+        func board() throws -> CharucoBoard {
+            try CharucoBoard(squaresX: squares[0], squaresY: squares[1], square: .mm(square_mm), marker: .mm(marker_mm),
+                             dictionary: .parse(dictionary), legacy: legacy)
+        }
+    }
+
+    static func set(_ name: String) throws -> Set {
+        let url = folder.appendingPathComponent("expected.json")
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw MarkerKitError.missingInput("the ChArUco photos are missing: expected \(url.path) (shared/ beside the repository, or set MARKERKIT_CHARUCO_PHOTOS)")
+        }
+        let sets = try JSONDecoder().decode([String: Set].self, from: Data(contentsOf: url))
+        guard let set = sets[name] else { throw MarkerKitError.missingInput("no set '\(name)' in \(url.path)") }
+        return set
+    }
+
+    static func gray(_ set: String, _ file: String) throws -> GrayImage {
+        try Grayscale.image(from: Frame(contentsOf: folder.appendingPathComponent(set).appendingPathComponent(file)))
+    }
+}
+
+/// MarkerKit's ChArUco corners on real photos against OpenCV 4.6's (`cvb_charuco_interpolate`: its
+/// detectMarkers, then interpolateCornersCharuco) on the same image: at least as many on every photo,
+/// both from the markers each reads and from OpenCV's markers given to MarkerKit's corner stage (which
+/// separates the corner stage from marker reading: on the rlav440 close-ups MarkerKit reads fewer
+/// markers than OpenCV today). Where both report a corner and the corner is sharp, they agree within
+/// 1 px (OpenCV 4.6's corners less its half pixel, opencv#25539).
+@Suite(.serialized) struct CharucoRealPhotoTests {
+    /// A corner is sharp when the edge spread fitted there (the Gaussian σ of `XCornerFit`) is at most
+    /// this many pixels.
+    static let sharpBlur = 2.0
+
+    @Test(arguments: ["nbhr_pycalib_gopro", "rlav440_pyCamSet_mono"])
+    func cornersAtLeastOpenCVsAndTheSameWhereSharp(set name: String) throws {
+        let set = try CharucoRealPhotos.set(name)
+        let board = try set.board()
+        let detector = CharucoDetector(board: board)
+        let opencv = try OpenCVCharucoDetector(board: board)
+        let opencvMarkers = OpenCVArucoDetector(dictionary: board.dictionary)
+        var totals = (ours: 0, fromTheirMarkers: 0, opencv: 0, opencv5: 0)
+        var sharp = 0, sharpDistances: [Double] = [], blurredDistances: [Double] = []
+        for file in set.images.keys.sorted(by: { $0.compare($1, options: .numeric) == .orderedAscending }) {
+            let image = try CharucoRealPhotos.gray(name, file)
+            let (ours, trials) = detector.traced(in: image, markers: try detector.markerDetector.detect(in: image))
+            let theirMarkers = try opencvMarkers.detect(in: image)
+            let fromTheirMarkers = detector.detection(in: image, markers: theirMarkers)
+            let theirs = try opencv.detect(in: image)
+            let expected = set.images[file]!
+            print("measured: \(name)/\(file): MarkerKit \(ours.corners.count) corners from \(ours.markers.count) markers, "
+                  + "\(fromTheirMarkers.corners.count) from OpenCV 4.6's \(theirMarkers.count) markers; OpenCV 4.6 \(theirs.count); "
+                  + "OpenCV 5.0 \(expected.cv2_corners) from \(expected.cv2_markers) markers (expected.json)"
+                  + (ours.refusalSummary.map { "; refused: \($0)" } ?? ""))
+            #expect(ours.corners.count >= theirs.count, "\(name)/\(file): MarkerKit \(ours.corners.count) corners, OpenCV 4.6 \(theirs.count)")
+            #expect(fromTheirMarkers.corners.count >= theirs.count,
+                    "\(name)/\(file): from OpenCV's markers MarkerKit \(fromTheirMarkers.corners.count) corners, OpenCV 4.6 \(theirs.count)")
+            var byID: [Int: Point2] = [:]
+            for c in ours.corners { byID[c.id] = c.point }
+            for c in theirs {
+                guard let p = byID[c.id], let blur = trials[c.id]?.fit?.blur else { continue }
+                let d = p.distance(to: Point2(x: c.point.x - 0.5, y: c.point.y - 0.5))
+                if blur <= Self.sharpBlur {
+                    sharp += 1
+                    sharpDistances.append(d)
+                    #expect(d <= 1, "\(name)/\(file) corner \(c.id) (σ \(blur) px): MarkerKit \(p), OpenCV 4.6 less 0.5 px \(c.point.x - 0.5), \(c.point.y - 0.5)")
+                } else {
+                    blurredDistances.append(d)
+                }
+            }
+            totals.ours += ours.corners.count
+            totals.fromTheirMarkers += fromTheirMarkers.corners.count
+            totals.opencv += theirs.count
+            totals.opencv5 += expected.cv2_corners
+        }
+        sharpDistances.sort()
+        blurredDistances.sort()
+        func median(_ v: [Double]) -> Double { v.isEmpty ? 0 : v[v.count / 2] }
+        print(String(format: "measured: %@: MarkerKit %d corners (%d from OpenCV's markers), OpenCV 4.6 %d, OpenCV 5.0 %d; "
+                     + "%d sharp corners in both (σ ≤ %.1f px) apart median %.3f max %.3f px; %d blurred apart median %.3f max %.3f px",
+                     name, totals.ours, totals.fromTheirMarkers, totals.opencv, totals.opencv5, sharp, Self.sharpBlur,
+                     median(sharpDistances), sharpDistances.last ?? 0, blurredDistances.count, median(blurredDistances), blurredDistances.last ?? 0))
+    }
+}
