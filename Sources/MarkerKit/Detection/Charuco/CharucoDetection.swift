@@ -29,6 +29,9 @@ public struct CharucoDetection: Sendable, Equatable {
         case contrast
         /// The fit's RMS above `maxResidual` of the contrast.
         case residual
+        /// Dark where the board's white square is: the fit found another crossing (inside a marker, or of
+        /// the squares' edges seen through blur) with the colours the other way round.
+        case polarity
         /// A blur (σ) wider than the margin between the squares' edges and their markers, or than the window.
         case blur
         /// Fitted farther from its prediction than `maxShift` of a square, or outside the image.

@@ -108,8 +108,10 @@ public struct CharucoDetector: Sendable {
         let total = (board.squaresX - 1) * (board.squaresY - 1)
         var found: [Int: Point2] = [:], trials: [Int: Trial] = [:]
         var fit = XCornerFit()
+        var nearMarkers = Set<Int>()
         for id in 0..<total {
             guard let h = prediction.fromMarkers(corner: id) else { continue }
+            nearMarkers.insert(id)
             let trial = refine(id, homography: h, prediction: prediction, in: image, fit: &fit)
             trials[id] = trial
             if trial.refusal == nil, let r = trial.fit { found[id] = r.point }
@@ -162,6 +164,19 @@ public struct CharucoDetector: Sendable {
             offGrid[worst] = nil
             trials[worst]?.refusal = .neighbours
             for id in Array(offGrid.keys) where abs(id % columns - worst % columns) <= 2 && abs(id / columns - worst / columns) <= 2 { measure(id) }
+        }
+        // A corner no read marker is near was predicted from corners around it: when those are gone
+        // (refused above) so that the ones left cannot say where it should be, nothing holds it on the
+        // board's grid any more (on a blurred close-up, cal14 of pyCamSet, two such corners 35 and 52 px
+        // off were kept after the two wrong corners they were grown from were dropped).
+        var loose = true
+        while loose {
+            loose = false
+            for id in Array(found.keys) where !nearMarkers.contains(id) && prediction.fromNeighbours(corner: id, found: found) == nil {
+                found[id] = nil
+                trials[id]?.refusal = .neighbours
+                loose = true
+            }
         }
         // Refusals of corners the image shows: one predicted outside it is not in view, not refused.
         var refusals: [CharucoDetection.Refusal: Int] = [:]
@@ -255,6 +270,13 @@ public struct CharucoDetector: Sendable {
         let contrast = abs(r.contrast)
         guard contrast >= minContrast else { return refused(.contrast, r) }
         guard r.rms <= maxResidual * contrast else { return refused(.residual, r) }
+        // Brighter than the mean towards the centre of a square that holds a marker (white near the
+        // corner), as the model's sign says there: c * (n1 . t) * (n2 . t) > 0.
+        guard let white = marked.firstIndex(of: true) else { return refused(.window) }
+        let (sx, sy) = (white % 2 == 1 ? 0.5 : -0.5, white >= 2 ? 0.5 : -0.5)
+        let towards = Point2(x: s * (sx * du.x + sy * dv.x), y: s * (sx * du.y + sy * dv.y))
+        let sides = [r.angles.0, r.angles.1].map { cos($0) * towards.x + sin($0) * towards.y }
+        guard r.contrast * sides[0] * sides[1] > 0 else { return refused(.polarity, r) }
         // The model's white squares are white to the window's edge, but each holds a marker a margin away
         // from the corner's edges: a blur wider than that margin carries the marker's black border into
         // the fit and pulls the corner. On renders with exact truth (a 20x20 board of 4 mm squares, 0.4 mm

@@ -28,8 +28,8 @@ struct CornerPrediction {
         return Point2(x: Double(id % columns + 1) * s, y: Double(id / columns + 1) * s)
     }
 
-    /// The board-to-image homography around corner `id` from the markers near it, or nil when no marker
-    /// within two squares was read.
+    /// The board-to-image homography around corner `id` from the markers near it, or nil when neither a
+    /// marker in a square touching it nor two within two squares were read.
     func fromMarkers(corner id: Int) -> Homography? {
         let columns = board.squaresX - 1
         let cx = id % columns, cy = id / columns // the corner is the bottom-right of square (cx, cy)
@@ -43,7 +43,10 @@ struct CornerPrediction {
                     to += marker.corners
                 }
             }
-            if !to.isEmpty, let h = Homography(from: from, to: to) { return h }
+            // Two squares away one marker's 4 corners are carried too far: on a blurred close-up (cal14 of
+            // pyCamSet, σ 6-20 px) a lone marker's homography put a corner 72 px (half a square) off, and the
+            // fit there found a crossing of the right colours; two markers or more hold it.
+            if to.count >= (reach == 0 ? 4 : 8), let h = Homography(from: from, to: to) { return h }
         }
         return nil
     }
