@@ -143,6 +143,11 @@ func files(in directory: URL) throws -> [String] {
             #expect(help.status == 0 && help.stdout.contains("Examples:"), "\(command)")
             #expect(!help.stdout.contains("\\"), "\(command) --help shows a backslash")
         }
+        // The dictionaries are listed once, by the argument parser (the option's text listed them again).
+        for command in [["detect"], ["track"], ["render"], ["generate", "markers"], ["generate", "charuco"]] {
+            let help = try CLI.run(command + ["--help"], in: dir).stdout
+            #expect(help.components(separatedBy: "apriltag_36h10").count == 2, "\(command) --help lists the dictionaries \(help.components(separatedBy: "apriltag_36h10").count - 1) times")
+        }
     }
 
     @Test func generateWritesEveryFormatAndTheBoardSpec() throws {

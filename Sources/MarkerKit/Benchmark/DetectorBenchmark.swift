@@ -40,12 +40,14 @@ public struct DetectorBenchmark {
         public var markerCases: [Case]
         public var chessboardCases: [ChessboardCase]
         public var mjpegCases: [MJPEGCase] = []
+        public var charucoCases: [CharucoPhotoBenchmark.Case] = []
 
         public var table: String {
             func f(_ v: Double?) -> String { v.map { String(format: "%8.2f", $0) } ?? "       -" }
             func r(_ v: Double?) -> String { v.map { String(format: "%5.1f%%", 100 * $0) } ?? "    - " }
-            var lines = ["marker detection (rendered cases: \(dictionary)): median ms per frame (ratio to markerkit) and recall", ""]
-            lines.append("case                                          markerkit        opencv                aruco3                threshold     recall mk / cv / a3")
+            var lines: [String] = []
+            if !markerCases.isEmpty { lines += ["marker detection (rendered cases: \(dictionary)): median ms per frame (ratio to markerkit) and recall", ""] }
+            if !markerCases.isEmpty { lines.append("case                                          markerkit        opencv                aruco3                threshold     recall mk / cv / a3") }
             for c in markerCases {
                 let ours = c.milliseconds["markerkit"] ?? .nan
                 func cell(_ name: String) -> String {
@@ -57,8 +59,7 @@ public struct DetectorBenchmark {
             }
             if !stages.isEmpty { lines += ["", "markerkit at 1920x1080 with 10 markers, " + stages] }
             for c in markerCases { if let s = c.stages { lines += ["", "markerkit at \(c.name), " + s] } }
-            lines.append("")
-            lines.append("chessboard detection: median ms per frame, detection rate, corner RMSE px")
+            if !chessboardCases.isEmpty { lines += ["", "chessboard detection: median ms per frame, detection rate, corner RMSE px"] }
             for c in chessboardCases {
                 lines.append("  \(c.name)")
                 for name in ["markerkit", "opencv", "opencv-fast", "opencv-sb"] {
@@ -68,7 +69,7 @@ public struct DetectorBenchmark {
                         + "  RMSE " + (c.cornerRMSE[name].map { String(format: "%.3f", $0) } ?? "-"))
                 }
             }
-            return (lines + DetectorBenchmark.mjpegTable(mjpegCases)).joined(separator: "\n")
+            return (lines + DetectorBenchmark.mjpegTable(mjpegCases)).joined(separator: "\n") + CharucoPhotoBenchmark.table(charucoCases)
         }
     }
 

@@ -3,7 +3,7 @@ import Foundation
 import MarkerKit
 
 struct Bench: ParsableCommand {
-    enum Part: String, ExpressibleByArgument, CaseIterable { case markers, phone, photos, chessboards, mjpeg }
+    enum Part: String, ExpressibleByArgument, CaseIterable { case markers, phone, photos, chessboards, mjpeg, charuco }
 
     static let configuration = CommandConfiguration(
         abstract: "Time MarkerKit's detectors against OpenCV's on the same frames, with recall beside every time.",
@@ -20,7 +20,10 @@ struct Bench: ParsableCommand {
         made JPEGs by imencode): MarkerKit's decoder and detector as track runs them against imdecode and \
         detectMarkers, and the decoders alone. --dictionary sets the rendered frames' and phone photos' \
         markers and what every detector reads; the video (DICT_ARUCO_ORIGINAL) and the real photos (each \
-        as its expected.json says) keep their own. Run it on a release build: swift build -c release.
+        as its expected.json says) keep their own. Real ChArUco photos (a folder of sets with an \
+        expected.json as ../shared/data/charuco-real has; default: that folder when it is there): board \
+        corners and time per photo against OpenCV 4.6's detectMarkers + interpolateCornersCharuco, with \
+        OpenCV 5.0's CharucoDetector count from the file. Run it on a release build: swift build -c release.
 
         Examples:
           .build/release/markerkit bench --quick
@@ -31,8 +34,9 @@ struct Bench: ParsableCommand {
 
     @Flag(help: "Fewer sizes and repeats: under a minute on 2 cores.") var quick = false
     @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
-    @Option(help: ArgumentHelp("Run only one part: markers, phone, photos, chessboards or mjpeg.", valueName: "part")) var only: Part?
+    @Option(help: ArgumentHelp("Run only one part: \(Part.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "part")) var only: Part?
     @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: $MARKERKIT_REAL_PHOTOS, else ../shared/data/real-photos if present).", valueName: "dir")) var photos: String?
+    @Option(help: ArgumentHelp("A folder of real ChArUco photo sets with an expected.json (default: $MARKERKIT_CHARUCO_PHOTOS, else ../shared/data/charuco-real if present).", valueName: "dir")) var charucoPhotos: String?
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
     @Option(help: ArgumentHelp("Runs per frame, 1-1000 (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
     @Flag(help: "Also print MarkerKit's time per detector stage for every marker case.") var stages = false
@@ -54,6 +58,11 @@ struct Bench: ParsableCommand {
             ?? (FileManager.default.fileExists(atPath: defaultPhotos + "/expected.json") ? URL(fileURLWithPath: defaultPhotos) : nil)
         let photoBench = photoFolder.map { RealPhotoBenchmark(folder: $0, repeats: quick ? 1 : 3) }
         if only == nil || only == .photos, let photoBench { _ = try photoBench.expected() }
+        let defaultCharuco = ProcessInfo.processInfo.environment["MARKERKIT_CHARUCO_PHOTOS"] ?? "../shared/data/charuco-real"
+        let charucoFolder = charucoPhotos.map { URL(fileURLWithPath: $0) }
+            ?? (FileManager.default.fileExists(atPath: defaultCharuco + "/expected.json") ? URL(fileURLWithPath: defaultCharuco) : nil)
+        let charucoBench = try (only == nil || only == .charuco ? charucoFolder : nil)
+            .map { CharucoPhotoBenchmark(photos: try CharucoPhotoSets(folder: $0), repeats: quick ? 1 : 3) }
         var benchmark = DetectorBenchmark(quick: quick)
         benchmark.includeMarkers = only == nil || only == .markers
         benchmark.includeChessboards = only == nil || only == .chessboards
@@ -76,6 +85,7 @@ struct Bench: ParsableCommand {
         if only == nil || only == .photos, let photoBench {
             report.markerCases += try photoBench.run { status("bench: \($0)") }
         }
+        if let charucoBench { report.charucoCases = try charucoBench.run { status("bench: \($0)") } }
         endStatus()
         print(report.table)
         if let jsonURL { try writeJSON(report, to: jsonURL) }

@@ -15,7 +15,7 @@ extension MarkerDictionary: ExpressibleByArgument {
 /// `--dictionary`: which marker code is read or drawn, for every command that reads or draws markers.
 struct DictionaryOption: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "The markers' dictionary, any of OpenCV's predefined ones: \(MarkerDictionary.Name.shortNames) (aruco-original is OpenCV's DICT_ARUCO_ORIGINAL); OpenCV's names (DICT_4X4_50, DICT_APRILTAG_36h11) are accepted too, in any case.",
+        "The markers' dictionary, any of OpenCV's predefined ones (aruco-original is OpenCV's DICT_ARUCO_ORIGINAL); OpenCV's names (DICT_4X4_50, DICT_APRILTAG_36h11) are accepted too, in any case.",
         valueName: "name"))
     var dictionary: MarkerDictionary = .arucoOriginal
 }
