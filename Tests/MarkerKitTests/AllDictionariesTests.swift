@@ -185,4 +185,20 @@ import Testing
         }
         #expect(shared == ["DICT_4X4_1000 227 = DICT_APRILTAG_16h5 16", "DICT_4X4_1000 854 = DICT_APRILTAG_16h5 18"], "\(shared)")
     }
+
+    /// Cross-talk the 10,000 mixed renders found (2026-11-26), each on the render it came from: a quad
+    /// about twice a marker's side around it on the textured background read as a 4x4 code, which also
+    /// hid the marker inside (renders 3731, 4859, 6143, 8496, 8567). Every read's border must now stand
+    /// out from what lies around it (`ReadCheck.borderStandsOut`, before only reads the code helped).
+    /// Each reader reads there exactly the shown markers of its own list.
+    @Test(arguments: [(3731, MarkerDictionary.Name.dict4x4_250), (3731, .dict4x4_1000), (4859, .dict4x4_1000), (6143, .dict4x4_1000),
+                      (8496, .dict4x4_1000), (8567, .dict4x4_250), (8567, .dict4x4_1000)])
+    func crossTalkOfTheTenThousandRendersIsGone(render: Int, reader name: MarkerDictionary.Name) throws {
+        let scene = try Self.mixedScene(seed: UInt64(104_729 * render + 1))
+        let image = try SceneRenderer().render(scene)
+        let reader = MarkerDetector(dictionary: .named(name))
+        let own = Self.shown(scene).filter { $0.0.codeList == name.codeList && $0.1 < reader.dictionary.count }.map(\.1).sorted()
+        let read = try reader.detect(in: image).map(\.id).sorted()
+        #expect(read == own, "render \(render), \(name.rawValue): read \(read), shown \(own)")
+    }
 }

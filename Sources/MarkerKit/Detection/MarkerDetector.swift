@@ -339,9 +339,9 @@ public struct MarkerDetector: Sendable {
             let threshold = Otsu.split(reader.square, border: p.pixelsPerCell).threshold
             if ReadCheck.readsBetterAsOtherSize(square: reader.square, side: grid.side, threshold: threshold) { return nil }
         }
+        guard ReadCheck.borderStandsOut(quad: quad, in: image, square: reader.square, pixelsPerCell: p.pixelsPerCell, code: code) else { return nil }
         let helped = grid.data != code || grid.confidence < p.minCellConfidence
         guard helped else { return marker }
-        guard ReadCheck.borderStandsOut(quad: quad, in: image, square: reader.square, pixelsPerCell: p.pixelsPerCell, code: code) else { return nil }
         // Doubtful cells: unsure ones and sure ones the code corrected.
         var doubtful = 0
         let n = code.side

@@ -117,10 +117,25 @@ public struct CharucoDetector: Sendable {
             if trial.refusal == nil, let r = trial.fit { found[id] = r.point }
         }
         // Corners no read marker is near: from the corners found around them, repeated while it finds more.
+        // A corner is tried again only when more corners were found within two squares of it since its
+        // last try: with the same ones around it the prediction, and so the fit, would be the same.
         var grew = !found.isEmpty
+        var triedWith: [Int: Int] = [:]
+        let columns = board.squaresX - 1, rows = board.squaresY - 1
+        func foundAround(_ id: Int) -> Int {
+            let cx = id % columns, cy = id / columns
+            var n = 0
+            for y in max(0, cy - 2)...min(rows - 1, cy + 2) {
+                for x in max(0, cx - 2)...min(columns - 1, cx + 2) where found[y * columns + x] != nil { n += 1 }
+            }
+            return n
+        }
         while grew {
             grew = false
             for id in 0..<total where found[id] == nil {
+                let around = foundAround(id)
+                guard triedWith[id] != around else { continue }
+                triedWith[id] = around
                 guard let h = prediction.fromCorners(corner: id, found: found) else { continue }
                 let trial = refine(id, homography: h, prediction: prediction, in: image, fit: &fit)
                 trials[id] = trial
@@ -133,7 +148,6 @@ public struct CharucoDetector: Sendable {
         // times on the GoPro photos, 4 times on the most blurred close-ups): a corner fitted with a blur
         // far wider than the corners around it fitted a smooth patch of something else, as one did 20 px
         // off in the black beyond a k1 = -0.4 lens's range (σ 6.2 px, its neighbours 0.3).
-        let columns = board.squaresX - 1
         let blurred = found.keys.filter { id in
             guard let sigma = trials[id]?.fit?.blur else { return false }
             var around: [Double] = []

@@ -4,9 +4,10 @@
 ///   border (DICT_ARUCO_ORIGINAL's 1023 and the 15 others with a white 3x3 middle): such a read counts only
 ///   when those cells are dark like the border's ink (`ringCellsAreInk`);
 /// - the dark band an adaptive threshold leaves around a light card on a dark background outlines the card
-///   as a candidate whose "border" is the background; a read that needed the code's help (unsure cells or
-///   a corrected cell) counts only when the border is darker than what lies just outside it
-///   (`borderStandsOut`), as a printed marker's black border is against its paper;
+///   as a candidate whose "border" is the background, and a darker patch of background around a marker
+///   and its margin reads as a 4x4 code twice the marker's size: a read counts only when the border is
+///   darker than what lies just outside it (`borderStandsOut`), as a printed marker's black border is
+///   against its paper;
 /// - a 4x4 or 6x6 marker sampled as 7x7 cells leaves cells unknown where its cells straddle the grid's: a
 ///   read with more than the usual 2 doubtful cells must not read clearly better as such a grid
 ///   (`readsBetterAsOtherGrid`);
@@ -18,7 +19,7 @@ enum ReadCheck {
     /// 75 degrees, noise up to 8, blur) 0.68 at least (1% below 0.80); the two false reads 0.54 (phone
     /// render 408 of seed 7: ID 895, 30 px, blurred, read as 1023) and 0.64 (a 9 px DICT_5X5_1000 marker).
     static let minRingDarkness = 0.66
-    /// The least (outside - border) / (white - border) for a read with help. Measured on 158 markers read in
+    /// The least (outside - border) / (white - border) for a read. Measured on 158 markers read in
     /// real photos and phone renders (print 0.4 cells beside some): 0.81 at least, median 1.01; the card
     /// read as DICT_5X5_1000's 981 in the cross-talk test: -0.08.
     static let minBorderStep = 0.4
@@ -187,7 +188,8 @@ enum ReadCheck {
     /// border, its data cells' mean certainty `otherSizeMargin` above the read's own grid): a 4x4 code is one
     /// of 4000 in 65536 grids, and a 5x5, 6x6 or 7x7 marker sampled on 6 cells can spell one (the mixed
     /// renders of every dictionary: DICT_4X4_1000 read 8 such in 30 renders). Asked of 4x4, 6x6 and 7x7
-    /// reads only, so that the 5x5 path is as before.
+    /// reads only: asked of 5x5 reads too it refused DICT_ARUCO_ORIGINAL 801 in frame 90 of ArUco's video,
+    /// which OpenCV reads (while it refused DICT_5X5_1000's reads of DICT_7X7_1000 markers).
     static func readsBetterAsOtherSize(square: GrayImage, side: Int, threshold: Int) -> Bool {
         let own = certainty(square, cells: side, threshold: threshold).mean
         for n in 6...9 where n != side {
