@@ -144,6 +144,22 @@ public struct CharucoDetector: Sendable {
                 grew = true
             }
         }
+        dropBlurred(&found, &trials)
+        dropOffGrid(&found, &trials, prediction: prediction)
+        dropLoose(&found, &trials, prediction: prediction, nearMarkers: nearMarkers)
+        // Refusals of corners the image shows: one predicted outside it is not in view, not refused.
+        var refusals: [CharucoDetection.Refusal: Int] = [:]
+        for trial in trials.values {
+            guard let r = trial.refusal, trial.guess.x >= 0, trial.guess.y >= 0,
+                  trial.guess.x <= Double(image.width - 1), trial.guess.y <= Double(image.height - 1) else { continue }
+            refusals[r, default: 0] += 1
+        }
+        return (found.keys.sorted().map { CharucoDetection.Corner(id: $0, point: found[$0]!) }, refusals, trials)
+    }
+
+    /// Drops corners fitted with a blur far wider than the corners found next to them.
+    private func dropBlurred(_ found: inout [Int: Point2], _ trials: inout [Int: Trial]) {
+        let columns = board.squaresX - 1
         // Defocus changes little from one corner to the next (a square away σ differed by at most 1.2
         // times on the GoPro photos, 4 times on the most blurred close-ups): a corner fitted with a blur
         // far wider than the corners around it fitted a smooth patch of something else, as one did 20 px
@@ -162,6 +178,11 @@ public struct CharucoDetector: Sendable {
             return sigma > maxBlurRatio * around.sorted()[around.count / 2] + 1
         }
         for id in blurred { found[id] = nil; trials[id]?.refusal = .neighbours }
+    }
+
+    /// Drops, worst first, corners off the grid the corners found around them make.
+    private func dropOffGrid(_ found: inout [Int: Point2], _ trials: inout [Int: Trial], prediction: CornerPrediction) {
+        let columns = board.squaresX - 1
         // A corner fitted to something else than its corner is off the grid the corners around it make:
         // drop the corner farthest from where its neighbours put it (in multiples of its limit), while
         // one is beyond its limit, and look again at those near it (a corner off the grid also moves its
@@ -179,6 +200,10 @@ public struct CharucoDetector: Sendable {
             trials[worst]?.refusal = .neighbours
             for id in Array(offGrid.keys) where abs(id % columns - worst % columns) <= 2 && abs(id / columns - worst / columns) <= 2 { measure(id) }
         }
+    }
+
+    /// Drops corners grown from corners alone once those left around them cannot place them.
+    private func dropLoose(_ found: inout [Int: Point2], _ trials: inout [Int: Trial], prediction: CornerPrediction, nearMarkers: Set<Int>) {
         // A corner no read marker is near was predicted from corners around it: when those are gone
         // (refused above) so that the ones left cannot say where it should be, nothing holds it on the
         // board's grid any more (on a blurred close-up, cal14 of pyCamSet, two such corners 35 and 52 px
@@ -192,14 +217,6 @@ public struct CharucoDetector: Sendable {
                 loose = true
             }
         }
-        // Refusals of corners the image shows: one predicted outside it is not in view, not refused.
-        var refusals: [CharucoDetection.Refusal: Int] = [:]
-        for trial in trials.values {
-            guard let r = trial.refusal, trial.guess.x >= 0, trial.guess.y >= 0,
-                  trial.guess.x <= Double(image.width - 1), trial.guess.y <= Double(image.height - 1) else { continue }
-            refusals[r, default: 0] += 1
-        }
-        return (found.keys.sorted().map { CharucoDetection.Corner(id: $0, point: found[$0]!) }, refusals, trials)
     }
 
     /// Corner `id` fitted in the image near where `homography` puts it: the fit, and the test that shows
