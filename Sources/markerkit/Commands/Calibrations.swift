@@ -56,7 +56,7 @@ struct Calibrations: ParsableCommand {
             abstract: "Write a calibration in another tool's format.",
             discussion: "Example:\n  markerkit calibrations export webcam --format colmap -o cameras.txt")
         @Argument(help: "A stored name or a calibration file.") var name: String
-        @Option(help: ArgumentHelp("opencv-yaml, opencv-xml, ros, kalibr, colmap, mrcal or json.", valueName: "format")) var format: CalibrationFormat
+        @Option(help: ArgumentHelp("The format to write.", valueName: "format")) var format: CalibrationFormat
         @Option(name: .shortAndLong, help: ArgumentHelp("Output file.", valueName: "file")) var output: String
         @Flag(help: "Replace an existing file.") var force = false
         func run() throws {
