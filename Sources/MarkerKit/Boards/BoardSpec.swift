@@ -52,34 +52,34 @@ public struct BoardSpec: FormattedJSONFile, Equatable, Sendable {
 
     public init(board: Checkerboard, page: PageSize, origin: (x: Double, y: Double)) {
         self.init(board: board)
-        self.page = Page(name: page.name, width: page.width.millimetres, height: page.height.millimetres, unit: "mm")
-        boardOrigin = Origin(x: origin.x, y: origin.y, unit: "mm")
+        self.page = Page(name: page.name, width: Length.written(page.width.millimetres), height: Length.written(page.height.millimetres), unit: "mm")
+        boardOrigin = Origin(x: Length.written(origin.x), y: Length.written(origin.y), unit: "mm")
     }
 
     /// The spec of a chessboard described but not printed: no page.
     public init(board: Checkerboard) {
         innerCorners = Count(columns: board.innerColumns, rows: board.innerRows)
         squares = Count(columns: board.squareColumns, rows: board.squareRows)
-        squareSize = Measure(value: board.square.millimetres, unit: "mm")
+        squareSize = Measure(value: Length.written(board.square.millimetres), unit: "mm")
         generator = MarkerKitVersion.generator
     }
 
     /// A ChArUco board's spec.
     public init(charuco board: CharucoBoard, page: PageSize, origin: (x: Double, y: Double)) {
         self.init(charuco: board)
-        self.page = Page(name: page.name, width: page.width.millimetres, height: page.height.millimetres, unit: "mm")
-        boardOrigin = Origin(x: origin.x, y: origin.y, unit: "mm")
+        self.page = Page(name: page.name, width: Length.written(page.width.millimetres), height: Length.written(page.height.millimetres), unit: "mm")
+        boardOrigin = Origin(x: Length.written(origin.x), y: Length.written(origin.y), unit: "mm")
     }
 
     /// The spec of a ChArUco board described but not printed: no page.
     public init(charuco board: CharucoBoard) {
         innerCorners = Count(columns: board.squaresX - 1, rows: board.squaresY - 1)
         squares = Count(columns: board.squaresX, rows: board.squaresY)
-        squareSize = Measure(value: board.square.millimetres, unit: "mm")
+        squareSize = Measure(value: Length.written(board.square.millimetres), unit: "mm")
         generator = MarkerKitVersion.generator
         type = "charuco"
         firstSquare = board.holdsMarker(column: 0, row: 0) ? "white" : "black"
-        markerSize = Measure(value: board.marker.millimetres, unit: "mm")
+        markerSize = Measure(value: Length.written(board.marker.millimetres), unit: "mm")
         dictionary = board.dictionary.name
         firstId = board.firstID
         layout = board.legacy ? "opencv-legacy" : "opencv"

@@ -33,6 +33,13 @@ public struct Length: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// "0.001 mm to 1 km": the range of a positive length, as messages name it.
     public static let positiveRange = "0.001 mm to 1 km"
 
+    /// Millimetres as files write them: to the nanometre, so that sums of lengths do not leave binary
+    /// fractions in a file (a board's origin 22.900000000000006 mm is written 22.9).
+    public static func written(_ millimetres: Double) -> Double {
+        guard millimetres.isFinite, abs(millimetres) < 1e9 else { return millimetres }
+        return (millimetres * 1e6).rounded() / 1e6
+    }
+
     public var points: Double { millimetres / 25.4 * 72 }
     public var inches: Double { millimetres / 25.4 }
     public func value(in unit: Unit) -> Double { millimetres / unit.millimetres }
