@@ -47,7 +47,7 @@ public final class CalibrationDesk: @unchecked Sendable {
     private var result: Calibrator.Result?
     private var busy = false
     /// The name the last calibration was stored under.
-    private var name = "camera"
+    private var name = CalibrationStore.defaultName
 
     public init(store: CalibrationStore, target: CalibrationTarget?) {
         self.store = store
@@ -63,7 +63,7 @@ public final class CalibrationDesk: @unchecked Sendable {
             busy = true
         }
         defer { lock.withLock { busy = false } }
-        var job = CalibrationJob(target: target, images: views, name: "camera")
+        var job = CalibrationJob(target: target, images: views, name: CalibrationStore.defaultName)
         // The camera's state is in the log beside the views (written with each view).
         job.camera = try? CaptureLog.read(from: views[0].deletingLastPathComponent().appendingPathComponent("capture.json")).log.camera
         if let model {

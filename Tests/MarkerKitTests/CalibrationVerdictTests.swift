@@ -122,3 +122,13 @@ import Testing
         #expect(CalibrationVerdict.place(ProjectionUncertainty.Point(x: 639, y: 240, sigma: 1), width: 640, height: 480) == "right")
     }
 }
+
+/// A calibration made without a name was titled "camera camera"; its ChArUco corners "by ChArUco corners (...)".
+@Test func anUnnamedCalibrationIsTitledOnce() throws {
+    let unnamed = try CameraCalibration(name: CalibrationStore.defaultName, cameraMatrix: [800, 0, 320, 0, 800, 240, 0, 0, 1],
+                                        distortion: [0, 0, 0, 0, 0], imageWidth: 640, imageHeight: 480)
+    #expect(CalibrationSummary.lines(for: unnamed).first == "camera: model opencv5, image 640x480")
+    let named = try CameraCalibration(name: "webcam", cameraMatrix: [800, 0, 320, 0, 800, 240, 0, 0, 1],
+                                      distortion: [0, 0, 0, 0, 0], imageWidth: 640, imageHeight: 480)
+    #expect(CalibrationSummary.lines(for: named).first == "camera webcam: model opencv5, image 640x480")
+}

@@ -8,6 +8,8 @@ public struct CalibrationJob {
     public struct Inputs {
         public let images: [URL]
         public let log: CaptureLog?
+        /// What was left out of the folders and why (not images, videos, special files), one line each.
+        public private(set) var notes: [String] = []
 
         public init(images: [URL], log: CaptureLog? = nil) {
             self.images = images
@@ -24,7 +26,19 @@ public struct CalibrationJob {
             } else {
                 let catalog = InputCatalog(paths: paths)
                 if let problem = catalog.problems.first { throw problem }
-                inputs = Inputs(images: catalog.items.compactMap { item -> URL? in if case .image(let url) = item { return url } else { return nil } })
+                var images: [URL] = [], videos: [String] = []
+                for item in catalog.items {
+                    switch item {
+                    case .image(let url): images.append(url)
+                    case .video(let url): videos.append(url.lastPathComponent)
+                    }
+                }
+                var found = Inputs(images: images)
+                found.notes = catalog.notes
+                if !videos.isEmpty {
+                    found.notes.append("skipped \(videos.count) video\(videos.count == 1 ? "" : "s") (\(videos.prefix(3).joined(separator: ", "))\(videos.count > 3 ? ", ..." : "")): calibration takes still images")
+                }
+                inputs = found
             }
             guard !inputs.images.isEmpty else { throw MarkerKitError.missingInput("no images to calibrate from") }
             return inputs

@@ -7,6 +7,9 @@ import Foundation
 /// precomposed é and with e + U+0301 is one calibration), and everywhere a name comes in (storing,
 /// finding, listing, `resolve`) the same rule of `normalized(name:)` applies.
 public struct CalibrationStore: Sendable {
+    /// The name of a calibration made without one.
+    public static let defaultName = "camera"
+
     public let directory: URL
 
     /// `$MARKERKIT_CALIBRATIONS`, else `Calibrations/` in the working directory.

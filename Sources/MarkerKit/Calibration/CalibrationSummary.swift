@@ -10,7 +10,7 @@ public enum CalibrationSummary {
     public static func lines(for c: CameraCalibration) -> [String] {
         var lines: [String] = []
         let size = c.imageWidth > 0 ? "\(c.imageWidth)x\(c.imageHeight)" : "unknown size"
-        lines.append("camera \(c.name): model \(c.model.rawValue), image \(size)")
+        lines.append("camera\(c.name == CalibrationStore.defaultName ? "" : " " + c.name): model \(c.model.rawValue), image \(size)")
         let sd = c.provenance?.stdDeviations ?? []
         func row(_ name: String, _ value: Double, _ index: Int, _ format: String) -> String {
             let value = String(format: format, value)

@@ -231,7 +231,7 @@ public struct Calibrator: Sendable {
     var detectorSummary: String {
         switch target {
         case .checkerboard: return detector.summary
-        case .charuco: return "ChArUco corners (MarkerKit markers, corner model fit)"
+        case .charuco: return "MarkerKit CharucoDetector (markers read, then each corner fitted)"
         }
     }
 

@@ -28,9 +28,19 @@ public struct PageSize: Equatable, Sendable, CustomStringConvertible {
         return PageSize(name: base, width: height, height: width)
     }
 
-    /// "A4 (210 x 297 mm)".
+    /// "A4 (210 x 297 mm)"; a page of no preset, named by its size: "64.286 x 69.536 mm".
     public var description: String {
-        "\(name) (\(Length.format(width.millimetres)) x \(Length.format(height.millimetres)) mm)"
+        let size = "\(Length.format(width.millimetres)) x \(Length.format(height.millimetres)) mm"
+        return name == Self.customName(width: width, height: height) ? size : "\(name) (\(size))"
+    }
+
+    /// A page of no preset: named by its size, "200x300mm".
+    public init(width: Length, height: Length) {
+        self.init(name: Self.customName(width: width, height: height), width: width, height: height)
+    }
+
+    static func customName(width: Length, height: Length) -> String {
+        "\(Length.format(width.millimetres))x\(Length.format(height.millimetres))mm"
     }
 
     /// A preset by name (any case) or a custom size.
@@ -50,7 +60,7 @@ public struct PageSize: Equatable, Sendable, CustomStringConvertible {
         let widthText = Length.split(parts[0]).1.isEmpty ? parts[0] + heightUnit : parts[0]
         let width = try Length.positive(widthText, what: "page width in '\(text)'")
         let height = try Length.positive(parts[1], what: "page height in '\(text)'")
-        self.init(name: "\(Length.format(width.millimetres))x\(Length.format(height.millimetres))mm", width: width, height: height)
+        self.init(width: width, height: height)
     }
 
     private struct PresetFile: Decodable {

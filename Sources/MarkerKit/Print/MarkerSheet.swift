@@ -51,8 +51,7 @@ public struct MarkerSheet {
         let style = try SheetStyle.bundled()
         let quiet = side.millimetres / 7
         let labelHeight = labels ? style.labelFontSize(markerSide: side.millimetres) * 1.5 : 0
-        let page = PageSize(name: "marker \(id)", width: .mm(side.millimetres + 2 * quiet),
-                            height: .mm(side.millimetres + 2 * quiet + labelHeight))
+        let page = PageSize(width: .mm(side.millimetres + 2 * quiet), height: .mm(side.millimetres + 2 * quiet + labelHeight))
         let layout = try MarkerSheetLayout(page: page, side: side, margin: .mm(0), gap: .mm(0), labels: labels,
                                            footer: false, style: style)
         let placement = layout.pages(for: [id])[0][0]

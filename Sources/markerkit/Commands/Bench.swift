@@ -11,8 +11,8 @@ struct Bench: ParsableCommand {
         Rendered frames at 640x480, 1280x720, 1920x1080 and 3840x2160 with 0, 1, 10 and 50 markers (sides \
         from 20 px), plus ArUco's test video: MarkerKit's detector, OpenCV's detectMarkers with default \
         parameters and in ArUco 3 mode, and one threshold pass as the floor. Real photos (a folder with an \
-        expected.json naming each photo's dictionary and IDs; default: ../shared/data/real-photos when it is \
-        there), each at full resolution, with recall against the expected IDs. Rendered phone photos \
+        expected.json naming each photo's dictionary and IDs: --photos or $MARKERKIT_REAL_PHOTOS; in the \
+        MarkerKit repository, its development photo set), each at full resolution, with recall against the expected IDs. Rendered phone photos \
         (--profile phone of render and verify): 3024x4032 portrait, 4032x3024 landscape, and 3024x4032 with \
         print beside every marker, 4 photos each (1 with --quick). Chessboards at 1920x1080 with \
         and without a board in view: MarkerKit's finder against findChessboardCorners (default flags, \
@@ -21,22 +21,23 @@ struct Bench: ParsableCommand {
         detectMarkers, and the decoders alone. --dictionary sets the rendered frames' and phone photos' \
         markers and what every detector reads; the video (DICT_ARUCO_ORIGINAL) and the real photos (each \
         as its expected.json says) keep their own. Real ChArUco photos (a folder of sets with an \
-        expected.json as ../shared/data/charuco-real has; default: that folder when it is there): board \
+        expected.json: --charuco-photos or $MARKERKIT_CHARUCO_PHOTOS; in the repository, its set): board \
         corners and time per photo against OpenCV 4.6's detectMarkers + interpolateCornersCharuco, with \
-        OpenCV 5.0's CharucoDetector count from the file. Run it on a release build: swift build -c release.
+        OpenCV 5.0's CharucoDetector count from the file. Times come true only from an optimised build (make \
+        install, or swift build -c release).
 
         Examples:
-          .build/release/markerkit bench --quick
-          .build/release/markerkit bench --json bench.json
-          .build/release/markerkit bench --only markers --dictionary 5x5_100
+          markerkit bench --quick
+          markerkit bench --json bench.json
+          markerkit bench --only markers --dictionary 5x5_100
         """
     )
 
     @Flag(help: "Fewer sizes and repeats: under a minute on 2 cores.") var quick = false
     @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
     @Option(help: ArgumentHelp("Run only one part: \(Part.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "part")) var only: Part?
-    @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: $MARKERKIT_REAL_PHOTOS, else ../shared/data/real-photos if present).", valueName: "dir")) var photos: String?
-    @Option(help: ArgumentHelp("A folder of real ChArUco photo sets with an expected.json (default: $MARKERKIT_CHARUCO_PHOTOS, else ../shared/data/charuco-real if present).", valueName: "dir")) var charucoPhotos: String?
+    @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: $MARKERKIT_REAL_PHOTOS, or the development set when run in the repository; none: part skipped).", valueName: "dir")) var photos: String?
+    @Option(help: ArgumentHelp("A folder of real ChArUco photo sets with an expected.json (default: $MARKERKIT_CHARUCO_PHOTOS, or the development set when run in the repository; none: part skipped).", valueName: "dir")) var charucoPhotos: String?
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
     @Option(help: ArgumentHelp("Runs per frame, 1-1000 (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
     @Flag(help: "Also print MarkerKit's time per detector stage for every marker case.") var stages = false

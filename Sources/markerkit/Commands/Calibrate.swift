@@ -64,8 +64,9 @@ struct Calibrate: ParsableCommand {
     func run() throws {
         let jobCount = try jobs.count()
         let inputs = try CalibrationJob.Inputs.from(paths: self.inputs)
+        for line in inputs.notes { note(line) }
         let target = try BoardOptions.target(board: board, inner: inner, square: square, log: inputs.log)
-        let name = try naming("--name: ") { try CalibrationStore.normalized(name: self.name ?? "camera") }
+        let name = try naming("--name: ") { try CalibrationStore.normalized(name: self.name ?? CalibrationStore.defaultName) }
         let location = try output.map(Self.file) ?? CalibrationLocation(name: name)
         try location.checkDestination(force: force)
         let reportTarget = try reportDestination(report, force: force)
@@ -83,9 +84,8 @@ struct Calibrate: ParsableCommand {
         }, checkpoint: { try Interrupt.checkpoint("calibration") })
         var crossValidation: String?
         if crossValidate {
-            // The calibration stands whatever the check says; a check that cannot be made says why.
-            // A capture log's focus per view: views taken at several focus values are split by focus.
-            // The check is recorded with the calibration, whose verdict weighs it.
+            // The calibration stands whatever the check says (recorded with it, the verdict weighs it); a check
+            // that cannot be made says why. A capture log's focus per view: views at several focus values are split by focus.
             let focus = Dictionary((inputs.log?.images ?? []).compactMap { e in e.focus.map { (e.file, $0) } }, uniquingKeysWith: { a, _ in a })
             do {
                 let check = try CrossValidation.run(job.calibrator, result: result, focus: focus)

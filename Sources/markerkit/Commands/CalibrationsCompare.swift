@@ -24,7 +24,7 @@ extension Calibrations {
         @Option(help: ArgumentHelp("Distance along each pixel's ray with a unit (2m, 500mm), or inf.", valueName: "length|inf"),
                 transform: RangeArgument.parse)
         var range: Length?? = nil
-        @Option(help: ArgumentHelp("Points across the image, 2-400 (rows follow its aspect; default 60).", valueName: "n")) var columns = 60
+        @Option(help: ArgumentHelp("Points across the image, 2-400 (rows follow its aspect).", valueName: "n")) var columns = 60
         @OptionGroup var output: FigureOutputOptions
 
         func run() throws {

@@ -76,15 +76,16 @@ struct Track: ParsableCommand {
             }
             detections += result.markers.count
             for marker in result.markers { ids.insert(marker.id) }
-            status(String(format: "frame %d, %d markers, %.1f fps, %d dropped", sourced.index, result.markers.count, feed.framesPerSecond, feed.dropped))
+            status(String(format: "frame %d, %@, %.1f fps, %d dropped", sourced.index, counted(result.markers.count, "marker"), feed.framesPerSecond, feed.dropped))
         }
         feed.stop()
         endStatus()
         try lines?.finish()
         try writer?.finish()
         let bad = feed.badFrames > 0 ? ", \(feed.badFrames) bad skipped" : ""
-        let summary = String(format: "%d frames, %d detections, IDs %@, %.1f fps, %d dropped%@%@", feed.processed, detections,
-                             ids.sorted().map(String.init).joined(separator: " "), feed.framesPerSecond, feed.dropped, bad,
+        let idList = ids.isEmpty ? "" : ", IDs " + ids.sorted().map(String.init).joined(separator: " ")
+        let summary = String(format: "%@, %@%@, %.1f fps, %d dropped%@%@", counted(feed.processed, "frame"), counted(detections, "detection"),
+                             idList, feed.framesPerSecond, feed.dropped, bad,
                              Interrupt.requested ? " (stopped by Ctrl-C)" : "")
         if jsonl == "-" { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
         if let url = writer?.url { print("recorded \(url.relativePath)") }

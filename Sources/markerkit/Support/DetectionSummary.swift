@@ -12,3 +12,6 @@ extension Detect {
         return line
     }
 }
+
+/// "1 marker", "2 markers", "0 markers".
+func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
