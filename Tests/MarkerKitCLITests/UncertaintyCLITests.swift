@@ -46,6 +46,42 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("none.json").path))
     }
 
+    /// The report's pages disagreed (page 1 median 0.531 px, page 3 0.495 px: the plot's caption came from
+    /// its own fine grid). Every page, the summary and `calibrations uncertainty` now print one computation.
+    @Test func theReportAndTheUncertaintyCommandPrintTheSameFigures() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try CLI.run(["calibrate", Self.fixtures.appendingPathComponent("chessboard-opencv-9x6").path, "--inner", "9x6", "--square", "25mm",
+                               "--name", "left", "--report", "r.pdf"], in: dir)
+        try #require(run.status == 0, "\(run.stderr)")
+        let command = try CLI.run(["calibrations", "uncertainty", "left"], in: dir)
+        let pattern = "median [0-9.]+ px, worst [0-9.]+ px at \\([0-9]+, [0-9]+\\)"
+        let figures = try #require(command.stdout.range(of: pattern, options: .regularExpression).map { String(command.stdout[$0]) })
+        let text = try Self.pdfText(dir.appendingPathComponent("r.pdf")).replacingOccurrences(of: "\n", with: " ")
+        var found: [String] = []
+        var rest = text[...]
+        while let range = rest.range(of: pattern, options: .regularExpression) {
+            found.append(String(rest[range]))
+            rest = rest[range.upperBound...]
+        }
+        #expect(found.count == 2 && found.allSatisfy { $0 == figures }, "report \(found), command \(figures)")
+        #expect(run.stdout.contains(figures), "\(run.stdout)")
+    }
+
+    /// A PDF's text, through poppler's pdftotext.
+    static func pdfText(_ pdf: URL) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["pdftotext", pdf.path, "-"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "pdftotext \(pdf.path)")
+        return String(decoding: data, as: UTF8.self)
+    }
+
     @Test func crossValidationSaysWhetherTheModelFollowsTheLens() throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

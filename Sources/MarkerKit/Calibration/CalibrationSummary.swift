@@ -28,7 +28,7 @@ public enum CalibrationSummary {
         for (i, name) in c.model.coefficientNames.enumerated() {
             lines.append(row(name, c.distortion[i], 4 + i, "%.6f"))
         }
-        if let map = try? ProjectionUncertainty(c).map(columns: 16, rows: 9, range: nil) {
+        if let map = try? UncertaintyMap.summary(ProjectionUncertainty(c)) {
             lines.append(String(format: "  projection uncertainty at infinity: median %.3f px, worst %.3f px at (%.0f, %.0f) (calibrations uncertainty %@)",
                                 map.median, map.worst.sigma, map.worst.x, map.worst.y, c.name))
         }

@@ -76,14 +76,15 @@ public struct CalibrationVerdict: Sendable, Equatable {
     public init?(_ calibration: CameraCalibration, crossValidation: CrossValidation? = nil) {
         let c = calibration
         guard let uncertainty = try? ProjectionUncertainty(c), c.imageWidth > 1, c.imageHeight > 1,
-              let points = try? uncertainty.sigmas(at: uncertainty.grid(columns: 16, rows: 9), range: nil), !points.isEmpty else { return nil }
+              let map = try? UncertaintyMap.summary(uncertainty) else { return nil }
+        let points = map.points
         let w = Double(c.imageWidth), h = Double(c.imageHeight)
         diagonal = (w * w + h * h).squareRoot()
         func middleValue(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
-        median = middleValue(points.map(\.sigma))
+        median = map.median
         let middle = points.filter { abs($0.x - (w - 1) / 2) <= w / 4 && abs($0.y - (h - 1) / 2) <= h / 4 }
         centre = middleValue((middle.isEmpty ? points : middle).map(\.sigma))
-        worst = points.max { $0.sigma < $1.sigma }!
+        worst = map.worst
         coverage = c.provenance?.coverage
         rms = c.provenance?.rms
         views = c.provenance?.views ?? uncertainty.covariance.views

@@ -34,11 +34,13 @@ public struct UncertaintyPlot {
         let c = uncertainty.calibration
         let rows = max(2, Int((Double(columns) * Double(c.imageHeight) / Double(c.imageWidth)).rounded()))
         let map = try UncertaintyMap(uncertainty, columns: columns + 1, rows: rows + 1, range: range)
-        let worst = map.worst
+        // The figures are the summary grid's, as every other page and command prints them; the fine grid colours the map.
+        let summary = try UncertaintyMap.summary(uncertainty, range: range)
+        let worst = summary.worst
         return ImageMapPlot(width: c.imageWidth, height: c.imageHeight, columns: columns, rows: rows, values: map.points.map(\.sigma),
                             mark: (worst.x, worst.y), lines: [
-            String(format: "Worst-direction standard deviation of the projection of points %@: median %.3f px, worst %.3f px at (%.0f, %.0f) (circled).",
-                   map.rangeText, map.median, worst.sigma, worst.x, worst.y),
+            String(format: "Worst-direction standard deviation of the projection of points %@: median %.3f px, worst %.3f px at (%.0f, %.0f) (circled), over %dx%d points.",
+                   map.rangeText, summary.median, worst.sigma, worst.x, worst.y, summary.grid.columns, summary.grid.rows),
             String(format: "From the calibration's %d views and its corner noise %.3f px, the views' pose errors included (mrcal's mean of frames).",
                    map.views, map.noise),
             "Hold the board where the values are large.",

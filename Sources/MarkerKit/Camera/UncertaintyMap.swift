@@ -21,6 +21,16 @@ public struct UncertaintyMap: Codable, Sendable {
     /// Points a side of the grid.
     public static let gridSides = 2...200
 
+    /// The grid of every figure that sums a calibration's uncertainty up (its summary, verdict, report
+    /// and `calibrations uncertainty` by default): 16 x 9 points, the image's corners included, so that
+    /// they all print the same median and worst.
+    public static let summaryGrid = Grid(columns: 16, rows: 9)
+
+    /// The map of the summary grid (`summaryGrid`).
+    public static func summary(_ uncertainty: ProjectionUncertainty, range: Double? = nil) throws -> UncertaintyMap {
+        try UncertaintyMap(uncertainty, columns: summaryGrid.columns, rows: summaryGrid.rows, range: range)
+    }
+
     /// Parses a grid written as `16x9` (points across and down, 2-200 each).
     public static func parseGrid(_ text: String) throws -> (columns: Int, rows: Int) {
         let (columns, rows) = try InputRange.pair(text, in: gridSides, shape: "a grid of points across and down", example: "16x9")

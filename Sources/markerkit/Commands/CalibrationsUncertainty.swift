@@ -44,7 +44,7 @@ extension Calibrations {
             let destinations = try output.destinations()
             let calibration = try CalibrationStore.default.resolve(name)
             let uncertainty = try ProjectionUncertainty(calibration)
-            let map = try UncertaintyMap(uncertainty, columns: grid?.columns ?? 16, rows: grid?.rows ?? 9, range: (range ?? nil)?.millimetres)
+            let map = try UncertaintyMap(uncertainty, columns: grid?.columns ?? UncertaintyMap.summaryGrid.columns, rows: grid?.rows ?? UncertaintyMap.summaryGrid.rows, range: (range ?? nil)?.millimetres)
             print(map.table)
             try output.write(map, plot: { try UncertaintyPlot(uncertainty: uncertainty, range: map.range).document() }, to: destinations)
         }
