@@ -149,10 +149,37 @@ public struct CalibrationReport {
         }
         let y = r.maxY - rms / top * r.height
         canvas.stroke(Rect(x: r.x, y: y, width: r.width, height: 0), lineWidth: 0.25, color: .black, dash: [1.5, 1])
-        for k in 0...4 {
-            let v = top * Double(k) / 4
-            canvas.text(String(format: "%.2f", v), x: r.x - 1.5, baseline: r.maxY - Double(k) / 4 * r.height + 1, size: 2.4, align: .right)
+        for v in axisTicks(upTo: top) {
+            canvas.text(v.label, x: r.x - 1.5, baseline: r.maxY - v.value / top * r.height + 1, size: 2.4, align: .right)
         }
+    }
+
+    /// Round ticks from 0 to `top` (a step of 1, 2 or 5 times a power of ten, 3 to 6 ticks past 0), each
+    /// written with the decimals its step needs: a chart to 0.023 px reads 0, 0.005, 0.010, ..., not
+    /// "0.02, 0.02, 0.01, 0.01, 0.00".
+    static func axisTicks(upTo top: Double) -> [(value: Double, label: String)] {
+        guard top > 0, top.isFinite else { return [] }
+        let step = roundNumber(top / 5, up: true)
+        let decimals = max(0, Int(-log10(step).rounded(.down)))
+        return (0...Int((top / step).rounded(.down))).map { k in
+            let value = Double(k) * step
+            return (value, String(format: "%.\(decimals)f", value))
+        }
+    }
+
+    /// The nearest of 1, 2 and 5 times a power of ten at or above `v` (`up`), or at or below it.
+    static func roundNumber(_ v: Double, up: Bool) -> Double {
+        let decade = pow(10, log10(v).rounded(.down))
+        let choices = [1.0, 2, 5, 10].map { $0 * decade }
+        return up ? choices.first { $0 >= v * (1 - 1e-9) }! : choices.last { $0 <= v * (1 + 1e-9) }!
+    }
+
+    /// How much the distortion field's arrows are enlarged: the largest arrow about 0.9 of the spacing
+    /// between arrows (`spacing` image pixels), rounded down to 1, 2 or 5 times a power of ten. Capped
+    /// at 1 before, a 4.6 px field on a 640 px image was drawn at its size: invisible.
+    static func arrowScale(largest: Double, spacing: Double) -> Double {
+        guard largest > 0, largest.isFinite, spacing > 0 else { return 1 }
+        return roundNumber(0.9 * spacing / largest, up: false)
     }
 
     static func residualScatter(_ canvas: Canvas, _ r: Rect, residuals: [[(dx: Double, dy: Double, x: Double, y: Double)]]) {
@@ -187,8 +214,8 @@ public struct CalibrationReport {
     static func distortion(_ canvas: Canvas, _ r: Rect, field: [(x: Double, y: Double, dx: Double, dy: Double)], width: Int, height: Int) {
         let largest = field.map { ($0.dx * $0.dx + $0.dy * $0.dy).squareRoot() }.max() ?? 0
         let spacing = r.width / 16
-        let scale = largest > 0 ? min(1, 0.9 * spacing * Double(width) / r.width / largest) : 1
-        frame(canvas, r, title: String(format: "Distortion field: ideal pixel → where the lens puts it (largest %.1f px, arrows ×%.2g)", largest, scale))
+        let scale = arrowScale(largest: largest, spacing: spacing * Double(width) / r.width)
+        frame(canvas, r, title: String(format: "Distortion field: ideal pixel → where the lens puts it (largest %.1f px, arrows ×%g)", largest, scale))
         let sx = r.width / Double(max(width, 1)), sy = r.height / Double(max(height, 1))
         canvas.clipped(to: r) {
             for p in field {
