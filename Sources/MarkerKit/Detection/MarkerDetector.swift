@@ -224,6 +224,9 @@ public struct MarkerDetector: Sendable {
                 if anotherListsMarker[j] == nil {
                     var other = self
                     anotherListsMarker[j] = false
+                    // Most enclosing candidates are a marker's paper (a light card on a darker ground): the
+                    // eight reads are asked only of one with a marker's dark border.
+                    guard ReadCheck.hasDarkBorder(quads[j], in: image) else { continue }
                     for list in MarkerDictionary.everyCodeList where list.id.codeList != dictionary.id.codeList {
                         other.dictionary = list
                         if try other.read(candidate: quads[j], in: image, reader: readers[0]) != nil {
