@@ -172,12 +172,10 @@ import Testing
     @Test func sameCodes() {
         var shared: [String] = []
         // The largest dictionary of each list stands for the list.
-        let names = Dictionary(grouping: MarkerDictionary.Name.allCases, by: \.codeList).values
-            .compactMap { $0.max { MarkerDictionary.named($0).count < MarkerDictionary.named($1).count } }
-            .sorted { $0.openCVNumber < $1.openCVNumber }
-        for (k, a) in names.enumerated() {
-            for b in names[(k + 1)...] where MarkerDictionary.named(a).markerSize == MarkerDictionary.named(b).markerSize {
-                let da = MarkerDictionary.named(a), db = MarkerDictionary.named(b)
+        let lists = MarkerDictionary.everyCodeList
+        for (k, da) in lists.enumerated() {
+            for db in lists[(k + 1)...] where da.markerSize == db.markerSize {
+                let (a, b) = (da.id, db.id)
                 var turns: [MarkerBits: Int] = [:]
                 for id in 0..<db.count { for t in 0..<4 { turns[db.bits(for: id).rotatedClockwise(t)] = id } }
                 for id in 0..<da.count { if let other = turns[da.bits(for: id)] { shared.append("\(a.rawValue) \(id) = \(b.rawValue) \(other)") } }
@@ -190,9 +188,17 @@ import Testing
     /// about twice a marker's side around it on the textured background read as a 4x4 code, which also
     /// hid the marker inside (renders 3731, 4859, 6143, 8496, 8567). Every read's border must now stand
     /// out from what lies around it (`ReadCheck.borderStandsOut`, before only reads the code helped).
+    /// Then (2026-11-27) the reads of a whole marker of another size on the wrong grid, helped by the code
+    /// (renders 787, 790, 7986: DICT_5X5_1000 read DICT_7X7_1000 819 as 649; 3522: 7X7 300 as 337; 1449:
+    /// DICT_ARUCO_ORIGINAL read DICT_4X4_100 51 as 700; 2981: DICT_4X4_1000 read DICT_ARUCO_ORIGINAL 253 as
+    /// 733), now refused when another grid reads them perfectly (`ReadCheck.readsPerfectlyAsOtherSize`);
+    /// and codes 9-15 px wide read inside a 7x7 marker (2789: 4X4 145 in DICT_7X7_50 3; 8340: DICT_5X5_1000
+    /// 668 in DICT_7X7_50 18), now dropped as pieces of that marker (`ReadCheck.isMarkerOfSomeList`).
     /// Each reader reads there exactly the shown markers of its own list.
     @Test(arguments: [(3731, MarkerDictionary.Name.dict4x4_250), (3731, .dict4x4_1000), (4859, .dict4x4_1000), (6143, .dict4x4_1000),
-                      (8496, .dict4x4_1000), (8567, .dict4x4_250), (8567, .dict4x4_1000)])
+                      (8496, .dict4x4_1000), (8567, .dict4x4_250), (8567, .dict4x4_1000),
+                      (787, .dict5x5_1000), (790, .dict5x5_1000), (7986, .dict5x5_1000), (3522, .dict5x5_1000), (1449, .arucoOriginal),
+                      (2981, .dict4x4_1000), (2789, .dict4x4_250), (2789, .dict4x4_1000), (8340, .dict5x5_1000)])
     func crossTalkOfTheTenThousandRendersIsGone(render: Int, reader name: MarkerDictionary.Name) throws {
         let scene = try Self.mixedScene(seed: UInt64(104_729 * render + 1))
         let image = try SceneRenderer().render(scene)

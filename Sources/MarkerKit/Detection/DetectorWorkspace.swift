@@ -27,6 +27,8 @@ public final class DetectorWorkspace {
     /// Per candidate, in `quads` order: whether it was read yet, and what it read as.
     var reads: [MarkerDetection?] = []
     var wasRead: [Bool] = []
+    /// Per candidate, once asked: whether a reader of another predefined code list reads it (`MarkerDetector.readCandidates`).
+    var anotherListsMarker: [Bool?] = []
     var wave: [Int] = []
 
     /// The binary image of the last threshold window (a copy).

@@ -199,17 +199,45 @@ public struct MarkerDetector: Sendable {
     private func readCandidates(_ quads: [Quad], in image: GrayImage, workspace: DetectorWorkspace,
                                 timings: inout StageTimings?, into markers: inout [MarkerDetection]) throws {
         let count = quads.count
-        var reads = workspace.reads, wasRead = workspace.wasRead, wave = workspace.wave
-        (workspace.reads, workspace.wasRead, workspace.wave) = ([], [], [])
-        defer { (workspace.reads, workspace.wasRead, workspace.wave) = (reads, wasRead, wave) }
+        var reads = workspace.reads, wasRead = workspace.wasRead, wave = workspace.wave, anotherListsMarker = workspace.anotherListsMarker
+        (workspace.reads, workspace.wasRead, workspace.wave, workspace.anotherListsMarker) = ([], [], [], [])
+        defer { (workspace.reads, workspace.wasRead, workspace.wave, workspace.anotherListsMarker) = (reads, wasRead, wave, anotherListsMarker) }
         reads.removeAll(keepingCapacity: true)
         reads.append(contentsOf: repeatElement(nil, count: count))
         wasRead.removeAll(keepingCapacity: true)
         wasRead.append(contentsOf: repeatElement(false, count: count))
+        anotherListsMarker.removeAll(keepingCapacity: true)
+        anotherListsMarker.append(contentsOf: repeatElement(nil, count: count))
         wave.removeAll(keepingCapacity: true)
         for i in 0..<count {
             let centre = quads[i].center
             if !quads[0..<i].contains(where: { SceneGeometry.contains($0, centre) }) { wave.append(i) }
+        }
+        // A read inside a larger candidate that a reader of another code list reads (every stage, its
+        // checks included) is a piece of that marker's code: in the 10,000 mixed renders DICT_4X4_250/1000
+        // read ID 145 13 px wide inside a 50 px DICT_7X7_50 marker and DICT_5X5_1000 ID 668 9 px wide
+        // inside another, their borders being the 7x7 code's dark cells. Asked only of reads in a later
+        // wave (inside a larger candidate this dictionary did not read), once per enclosing candidate.
+        func insideAnotherMarker(_ i: Int) throws -> Bool {
+            let centre = quads[i].center
+            for j in 0..<i where SceneGeometry.contains(quads[j], centre) {
+                if anotherListsMarker[j] == nil {
+                    var other = self
+                    anotherListsMarker[j] = false
+                    // Most enclosing candidates are a marker's paper (a light card on a darker ground): the
+                    // eight reads are asked only of one with a marker's dark border.
+                    guard ReadCheck.hasDarkBorder(quads[j], in: image) else { continue }
+                    for list in MarkerDictionary.everyCodeList where list.id.codeList != dictionary.id.codeList {
+                        other.dictionary = list
+                        if try other.read(candidate: quads[j], in: image, reader: readers[0]) != nil {
+                            anotherListsMarker[j] = true
+                            break
+                        }
+                    }
+                }
+                if anotherListsMarker[j] == true { return true }
+            }
+            return false
         }
         let readers = workspace.readers
         for reader in readers {
@@ -235,7 +263,7 @@ public struct MarkerDetector: Sendable {
                 if markers.contains(where: { SceneGeometry.contains($0.quad, centre) }) { continue }
                 if !wasRead[i] {
                     wave.append(i)
-                } else if let marker = reads[i] {
+                } else if let marker = reads[i], try !insideAnotherMarker(i) {
                     markers.append(marker)
                 }
             }
@@ -342,6 +370,8 @@ public struct MarkerDetector: Sendable {
         guard ReadCheck.borderStandsOut(quad: quad, in: image, square: reader.square, pixelsPerCell: p.pixelsPerCell, code: code) else { return nil }
         let helped = grid.data != code || grid.confidence < p.minCellConfidence
         guard helped else { return marker }
+        let threshold = Otsu.split(reader.square, border: p.pixelsPerCell).threshold
+        if ReadCheck.readsPerfectlyAsOtherSize(square: reader.square, side: grid.side, threshold: threshold) { return nil }
         // Doubtful cells: unsure ones and sure ones the code corrected.
         var doubtful = 0
         let n = code.side
@@ -354,7 +384,6 @@ public struct MarkerDetector: Sendable {
             }
         }
         if doubtful > p.maxUnsureCells {
-            let threshold = Otsu.split(reader.square, border: p.pixelsPerCell).threshold
             if ReadCheck.readsBetterAsOtherGrid(square: reader.square, side: grid.side, threshold: threshold, doubtful: doubtful, minConfidence: p.minCellConfidence) { return nil }
         }
         return marker

@@ -92,6 +92,12 @@ public struct MarkerDictionary: Sendable, Hashable, CustomStringConvertible {
     /// The row words of `DICT_ARUCO_ORIGINAL` for the values 0...3 (column 0 first).
     public static let rowWords = [0b10000, 0b10111, 0b01001, 0b01110]
 
+    /// Every predefined code list once (its largest dictionary), smallest markers first.
+    static let everyCodeList: [MarkerDictionary] = Dictionary(grouping: Name.allCases, by: \.codeList).values
+        .compactMap { names in names.max { named($0).count < named($1).count } }
+        .sorted { ($0.markerSize, $0.openCVNumber) < ($1.markerSize, $1.openCVNumber) }
+        .map { named($0) }
+
     public static var arucoOriginal: MarkerDictionary { named(.arucoOriginal) }
     public static var dict5x5_50: MarkerDictionary { named(.dict5x5_50) }
     public static var dict5x5_100: MarkerDictionary { named(.dict5x5_100) }
