@@ -7,7 +7,8 @@ import Testing
     @Test(arguments: [(["calibrte", "photos"], "unknown command 'calibrte' for markerkit; did you mean 'calibrate'?"),
                       (["calibrations", "lsit"], "unknown command 'lsit' for markerkit calibrations; did you mean 'list'?"),
                       (["help", "genrate"], "did you mean 'generate'?"),
-                      (["frobnicate"], "unknown command 'frobnicate' for markerkit (commands: generate, detect,")])
+                      (["frobnicate"], "unknown command 'frobnicate' for markerkit (commands: generate, detect,"),
+                      ([String(repeating: "x", count: 100_000)], "unknown command '\(String(repeating: "x", count: 40))...' for markerkit")])
     func aMistypedCommandGetsTheNearestName(arguments: [String], message: String) throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

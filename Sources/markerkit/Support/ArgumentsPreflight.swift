@@ -40,7 +40,9 @@ enum ArgumentsPreflight {
                 continue
             }
             let close = names.filter { $0.hasPrefix(word) || editDistance(word, $0) <= 2 }
-            let what = "unknown command '\(word)' for \(path.joined(separator: " "))"
+            // A word is echoed as typed up to 40 characters (a pasted megabyte stays one short line).
+            let shown = word.count > 40 ? word.prefix(40) + "..." : word
+            let what = "unknown command '\(shown)' for \(path.joined(separator: " "))"
             if close.count == 1 { return "\(what); did you mean '\(close[0])'?" }
             return "\(what) (commands: \(names.joined(separator: ", ")))"
         }
