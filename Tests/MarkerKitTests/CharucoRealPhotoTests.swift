@@ -2,20 +2,16 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Real camera photos of ChArUco boards (`../shared/data/charuco-real`, beside the repository, as
-/// `RealPhotos`; Apache-2.0, each folder with its licence and PROVENANCE.txt). Its `expected.json` gives
-/// per set the board and per photo the markers and corners OpenCV 5.0's CharucoDetector finds.
-/// MARKERKIT_CHARUCO_PHOTOS names the folder for a copy kept elsewhere.
+/// Real camera photos of ChArUco boards (`Tests/Fixtures/charuco-real`, copied from
+/// `../shared/data/charuco-real`; Apache-2.0, each folder with its licence and PROVENANCE.txt). Its
+/// `expected.json` gives per set the board and per photo the markers and corners OpenCV 5.0's
+/// CharucoDetector finds. MARKERKIT_CHARUCO_PHOTOS names another folder of the same layout.
 enum CharucoRealPhotos {
     static let folder = ProcessInfo.processInfo.environment["MARKERKIT_CHARUCO_PHOTOS"].map { URL(fileURLWithPath: $0) }
-        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data/charuco-real")
+        ?? Fixtures.url("charuco-real")
 
     static func photos() throws -> CharucoPhotoSets {
-        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("expected.json").path) else {
-            throw MarkerKitError.missingInput("the ChArUco photos are missing: expected \(folder.path)/expected.json (shared/ beside the repository, or set MARKERKIT_CHARUCO_PHOTOS)")
-        }
-        return try CharucoPhotoSets(folder: folder)
+        try CharucoPhotoSets(folder: folder)
     }
 }
 

@@ -11,7 +11,7 @@ import Testing
     /// A real GoPro photo of a DICT_4X4_250 ChArUco pattern (81 markers): no ARUCO_ORIGINAL marker, and the
     /// 4x4 list named first with at least as many markers as OpenCV's detector reads as DICT_4X4_250.
     @Test func aRealFourByFourPhotoNamesTheFourByFourDictionary() throws {
-        let image = try GrayImage(contentsOf: Self.fixtures.appendingPathComponent("dictionary-hint/gopro-4x4_250.jpg"))
+        let image = try GrayImage(contentsOf: Self.fixtures.appendingPathComponent("charuco-real/nbhr_pycalib_gopro/00000001.jpg"))
         #expect(try MarkerDetector(dictionary: .arucoOriginal).detect(in: image).isEmpty)
         let readings = try DictionaryHint.readings(in: image, besides: .arucoOriginal)
         let openCV = try OpenCVArucoDetector(dictionary: OpenCVDictionary(.dict4x4_250)).detect(in: image).count

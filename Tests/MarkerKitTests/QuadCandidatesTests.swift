@@ -29,13 +29,11 @@ struct QuadCandidatesTests {
         #expect(repeats.count == 1 && abs(repeats[0].perimeter / 4 - 88) < 0.01)
     }
 
-    /// A real photo of such a board (pyCamSet's, Apache-2.0, `../shared/data/charuco-real`): OpenCV 5's
+    /// A real photo of such a board (pyCamSet's, Apache-2.0, `Tests/Fixtures/charuco-real`): OpenCV 5's
     /// CharucoDetector reads 52 markers, OpenCV 4.6's detectMarkers 34; MarkerKit read 34 while the frame's
     /// edge took the place of the marker's, and reads every one of OpenCV 5's now.
     @Test func everyMarkerOfARealBoardOfMarkersFillingTheirSquares() throws {
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data/charuco-real/rlav440_pyCamSet_mono")
-        let image = try GrayImage(contentsOf: folder.appendingPathComponent("cal1.jpg"))
+        let image = try GrayImage(contentsOf: Fixtures.url("charuco-real/rlav440_pyCamSet_mono/cal1.jpg"))
         let found = Set(try MarkerDetector(dictionary: .named(.dict4x4_1000)).detect(in: image).map(\.id))
         // OpenCV 5.0's CharucoDetector on this photo (expected.json lists the count; these are its IDs).
         let openCV: Set<Int> = [65, 66, 67, 75, 76, 77, 78, 84, 85, 86, 87, 88, 95, 96, 97, 98, 104, 105, 106, 107, 108, 115, 116, 117, 118,

@@ -2,14 +2,21 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Real camera photos that nobody on this project made (`../shared/data/real-photos`, beside the
-/// repository; several have no licence, so they are read from there and never copied in). Its
+/// Real camera photos that nobody on this project made: the 7 whose licences allow a copy are in
+/// `Tests/Fixtures/real-photos` (with their licences and provenance); the other 12 have no licence and are
+/// read from `../shared/data/real-photos` beside the repository, or the folder MARKERKIT_REAL_PHOTOS names,
+/// when it is there (the tests over them are skipped, by name and with the reason, when it is not).
 /// `expected.json` gives per photo the dictionary and the IDs OpenCV finds at full and at half size.
-/// MARKERKIT_REAL_PHOTOS names the folder for a clone kept elsewhere.
 enum RealPhotos {
-    static let folder = ProcessInfo.processInfo.environment["MARKERKIT_REAL_PHOTOS"].map { URL(fileURLWithPath: $0) }
-        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data/real-photos")
+    static let fixtures = Fixtures.url("real-photos")
+    /// The folder with all 19, when there is one.
+    static let shared: URL? = {
+        let folder = ProcessInfo.processInfo.environment["MARKERKIT_REAL_PHOTOS"].map { URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/data/real-photos")
+        return FileManager.default.fileExists(atPath: folder.appendingPathComponent("expected.json").path) ? folder : nil
+    }()
+    static let skipped: Comment = "the 12 real photos without a licence (not in the repository) need ../shared/data/real-photos beside it or MARKERKIT_REAL_PHOTOS"
 
     struct Expected: Decodable {
         let dictionary: String
@@ -35,17 +42,29 @@ enum RealPhotos {
         "aymensmurf_aurco-python_water_4.jpg 0.75": [72],
     ]
 
+    /// Every photo with what OpenCV finds in it (the list is in the repository, the photos may not be).
     static func expected() throws -> [(file: String, expected: Expected)] {
-        let url = folder.appendingPathComponent("expected.json")
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            throw MarkerKitError.missingInput("the real photos are missing: expected \(url.path) (shared/ beside the repository, or set MARKERKIT_REAL_PHOTOS)")
-        }
-        let map = try JSONDecoder().decode([String: Expected].self, from: Data(contentsOf: url))
+        let map = try JSONDecoder().decode([String: Expected].self, from: Data(contentsOf: fixtures.appendingPathComponent("expected.json")))
         return map.keys.sorted().map { ($0, map[$0]!) }
     }
 
+    static func isLicensed(_ file: String) -> Bool { FileManager.default.fileExists(atPath: fixtures.appendingPathComponent(file).path) }
+
+    /// The photos in the repository.
+    static func licensed() throws -> [(file: String, expected: Expected)] { try expected().filter { isLicensed($0.file) } }
+
+    /// The others, from the shared folder (the tests over them run only when it is there).
+    static func withoutLicence() throws -> [(file: String, expected: Expected)] { try expected().filter { !isLicensed($0.file) } }
+
+    /// Where a photo is: the repository's copy, else the shared folder.
+    static func url(_ file: String) throws -> URL {
+        if isLicensed(file) { return fixtures.appendingPathComponent(file) }
+        guard let shared else { throw MarkerKitError.missingInput("\(file) is not in the repository (no licence): \(skipped)") }
+        return shared.appendingPathComponent(file)
+    }
+
     static func gray(_ file: String) throws -> GrayImage {
-        try Grayscale.image(from: Frame(contentsOf: folder.appendingPathComponent(file)))
+        try Grayscale.image(from: Frame(contentsOf: url(file)))
     }
 }
 
@@ -53,8 +72,17 @@ enum RealPhotos {
     /// Every marker OpenCV finds, at the photo's full resolution (no downscaling by the caller), and no ID
     /// that is not in the photo.
     @Test func everyExpectedMarkerAndNoOther() throws {
-        let photos = try RealPhotos.expected()
-        #expect(photos.count == 19)
+        let photos = try RealPhotos.licensed(), all = try RealPhotos.expected()
+        #expect(photos.count == 7 && all.count == 19)
+        try Self.everyExpectedMarker(photos)
+    }
+
+    @Test(arguments: [0.75, 0.5, 0.35]) func scaledEveryMarkerOpenCVFinds(scale: Double) throws {
+        // From 640 px up: the 16 MP phone photo at every scale, the four 1280x960 robot frames down to 0.5.
+        #expect(try Self.scaledEveryMarkerOpenCVFinds(try RealPhotos.licensed(), scale: scale) == (scale < 0.5 ? 1 : 5))
+    }
+
+    static func everyExpectedMarker(_ photos: [(file: String, expected: RealPhotos.Expected)]) throws {
         for (file, expected) in photos {
             let dictionary = try MarkerDictionary.parse(expected.dictionary)
             let image = try RealPhotos.gray(file)
@@ -72,9 +100,9 @@ enum RealPhotos {
     /// default detector finds in the same scaled picture, and no ID that is not in the photo. At 0.75 three
     /// photos are 1956 px high, searched at half size: their 72s (15 px) and the tilted 46 (19 px) were
     /// missed there until `LocalSearch` looked again at full resolution.
-    @Test(arguments: [0.75, 0.5, 0.35]) func scaledEveryMarkerOpenCVFinds(scale: Double) throws {
+    static func scaledEveryMarkerOpenCVFinds(_ photos: [(file: String, expected: RealPhotos.Expected)], scale: Double) throws -> Int {
         var compared = 0
-        for (file, expected) in try RealPhotos.expected() {
+        for (file, expected) in photos {
             let dictionary = try MarkerDictionary.parse(expected.dictionary)
             let photo = try RealPhotos.gray(file)
             let width = Int((Double(photo.width) * scale).rounded()), height = Int((Double(photo.height) * scale).rounded())
@@ -92,6 +120,19 @@ enum RealPhotos {
             #expect(extra.isEmpty, "\(file) at \(scale): IDs not in the photo \(extra)")
             compared += 1
         }
-        #expect(compared >= 8)
+        return compared
+    }
+}
+
+/// The same checks over the 12 photos without a licence, from `../shared` (skipped, by name, without it).
+@Suite(.serialized, .enabled(if: RealPhotos.shared != nil, RealPhotos.skipped)) struct RealPhotosWithoutLicenceTests {
+    @Test func everyExpectedMarkerAndNoOther() throws {
+        let photos = try RealPhotos.withoutLicence()
+        #expect(photos.count == 12)
+        try RealPhotoTests.everyExpectedMarker(photos)
+    }
+
+    @Test(arguments: [0.75, 0.5, 0.35]) func scaledEveryMarkerOpenCVFinds(scale: Double) throws {
+        #expect(try RealPhotoTests.scaledEveryMarkerOpenCVFinds(try RealPhotos.withoutLicence(), scale: scale) >= 10)
     }
 }
