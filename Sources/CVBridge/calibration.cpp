@@ -43,6 +43,95 @@ cv::Mat row(const double *d, int32_t n) {
 }
 } // namespace
 
+namespace {
+// The views' points as the caller gave them, in double precision.
+struct Views {
+    std::vector<std::vector<cv::Point3d>> boards;
+    std::vector<std::vector<cv::Point2d>> images;
+};
+
+Views read_views(const double *object_points, const int32_t *view_points, const double *image_points, int32_t views) {
+    Views out{std::vector<std::vector<cv::Point3d>>(views), std::vector<std::vector<cv::Point2d>>(views)};
+    size_t at = 0;
+    for (int32_t v = 0; v < views; ++v)
+        for (int32_t i = 0; i < view_points[v]; ++i, ++at) {
+            const double *o = object_points + 3 * at, *p = image_points + 2 * at;
+            out.boards[v].emplace_back(o[0], o[1], o[2]);
+            out.images[v].emplace_back(p[0], p[1]);
+        }
+    return out;
+}
+
+// cv::fisheye::calibrate, in double precision, with the standard deviations it does not give itself.
+int32_t solve_fisheye(const Views &views, cv::Size size, bool guessed, cvb_calibration_options options, cv::Mat &k, cv::Mat &d,
+                      std::vector<cv::Mat> &r, std::vector<cv::Mat> &t, cvb_calibration *out) {
+    int flags = cv::fisheye::CALIB_RECOMPUTE_EXTRINSIC | cv::fisheye::CALIB_FIX_SKEW;
+    if (guessed) flags |= cv::fisheye::CALIB_USE_INTRINSIC_GUESS;
+    if (options & CVB_CALIB_FIX_ASPECT) return cvb::fail(BRIDGE_ERR_ARGUMENT, "the fisheye model cannot fix the aspect ratio");
+    if (!guessed || d.total() != 4) d = cv::Mat::zeros(1, 4, CV_64F);
+    out->rms = cv::fisheye::calibrate(views.boards, views.images, size, k, d, r, t, flags,
+                                      cv::TermCriteria(cv::TermCriteria::COUNT + cv::TermCriteria::EPS, 100, 1e-12));
+    fisheye_std_deviations(views.boards, views.images, r, t, k, d, out->std_deviations);
+    out->std_count = 8;
+    out->flags = flags;
+    return BRIDGE_OK;
+}
+
+// cv::calibrateCamera for the pinhole models. It takes single-precision points only (its
+// collectCalibrationData asks for Point3f and Point2f), so the points are narrowed for it alone.
+int32_t solve_pinhole(const Views &views, cv::Size size, cvb_model model, bool guessed, cvb_calibration_options options, cv::Mat &k,
+                      cv::Mat &d, std::vector<cv::Mat> &r, std::vector<cv::Mat> &t, cvb_calibration *out) {
+    int flags = 0;
+    if (model == CVB_MODEL_OPENCV8) flags |= cv::CALIB_RATIONAL_MODEL;
+    if (guessed) flags |= cv::CALIB_USE_INTRINSIC_GUESS;
+    if (options & CVB_CALIB_FIX_ASPECT) flags |= cv::CALIB_FIX_ASPECT_RATIO;
+    if (options & CVB_CALIB_ZERO_TANGENT) flags |= cv::CALIB_ZERO_TANGENT_DIST;
+    if (options & CVB_CALIB_FIX_K3) {
+        flags |= cv::CALIB_FIX_K3;
+        if (d.total() >= 5) d.at<double>(0, 4) = 0;
+    }
+    std::vector<std::vector<cv::Point3f>> boards(views.boards.size());
+    std::vector<std::vector<cv::Point2f>> images(views.images.size());
+    for (size_t v = 0; v < boards.size(); ++v) {
+        for (const auto &p : views.boards[v]) boards[v].emplace_back(float(p.x), float(p.y), float(p.z));
+        for (const auto &p : views.images[v]) images[v].emplace_back(float(p.x), float(p.y));
+    }
+    cv::Mat std_intrinsics, std_extrinsics, per_view;
+    out->rms = cv::calibrateCamera(boards, images, size, k, d, r, t, std_intrinsics, std_extrinsics, per_view, flags);
+    const int count = model == CVB_MODEL_OPENCV8 ? 8 : 5;
+    d = d.reshape(1, 1).colRange(0, count).clone();
+    out->std_count = 4 + count;
+    for (int i = 0; i < 4 + count && i < std_intrinsics.rows; ++i) out->std_deviations[i] = std_intrinsics.at<double>(i);
+    out->flags = flags;
+    return BRIDGE_OK;
+}
+
+// Each view's pose, and its RMS computed the same way for every model: reprojection with the solved pose.
+void report_views(const Views &views, cvb_model model, const cv::Mat &k, const cv::Mat &d, const std::vector<cv::Mat> &r,
+                  const std::vector<cv::Mat> &t, double *rvecs, double *tvecs, double *per_view_rms) {
+    for (size_t v = 0; v < views.boards.size(); ++v) {
+        cv::Mat rv = r[v].reshape(1, 3), tv = t[v].reshape(1, 3);
+        rv.convertTo(rv, CV_64F);
+        tv.convertTo(tv, CV_64F);
+        for (int i = 0; i < 3; ++i) {
+            rvecs[3 * v + i] = rv.at<double>(i);
+            tvecs[3 * v + i] = tv.at<double>(i);
+        }
+        std::vector<cv::Point2d> projected;
+        if (model == CVB_MODEL_FISHEYE)
+            cv::fisheye::projectPoints(views.boards[v], projected, rv, tv, k, d);
+        else
+            cv::projectPoints(views.boards[v], rv, tv, k, d, projected);
+        double sum = 0;
+        for (size_t i = 0; i < projected.size(); ++i) {
+            const cv::Point2d e = projected[i] - views.images[v][i];
+            sum += e.dot(e);
+        }
+        per_view_rms[v] = std::sqrt(sum / double(projected.size()));
+    }
+}
+} // namespace
+
 extern "C" int32_t cvb_calibrate(const double *object_points, const int32_t *view_points, const double *image_points,
                                  int32_t views, int32_t width, int32_t height, cvb_model model, cvb_calibration_options options,
                                  const cvb_calibration *guess, cvb_calibration *out, double *rvecs, double *tvecs,
@@ -55,83 +144,21 @@ extern "C" int32_t cvb_calibrate(const double *object_points, const int32_t *vie
             if (view_points[v] < 4) return cvb::fail(BRIDGE_ERR_ARGUMENT, "calibrate: a view with fewer than 4 points");
         const cvb_calibration start = guess != nullptr ? *guess : cvb_calibration{};
         *out = cvb_calibration{};
-        std::vector<std::vector<cv::Point3f>> objects(views);
-        std::vector<std::vector<cv::Point2f>> images(views);
-        size_t at = 0;
-        for (int32_t v = 0; v < views; ++v)
-            for (int32_t i = 0; i < view_points[v]; ++i, ++at) {
-                const double *o = object_points + 3 * at, *p = image_points + 2 * at;
-                objects[v].emplace_back(float(o[0]), float(o[1]), float(o[2]));
-                images[v].emplace_back(float(p[0]), float(p[1]));
-            }
-        const cv::Size size(width, height);
+        const Views input = read_views(object_points, view_points, image_points, views);
         cv::Mat k = cv::Mat::eye(3, 3, CV_64F), d;
-        std::vector<cv::Mat> r, t;
-        int flags = 0;
         if (guess != nullptr) {
             k = matrix3(start.camera_matrix);
             d = cv::Mat(1, start.distortion_count, CV_64F, const_cast<double *>(start.distortion)).clone();
         }
-        if (model == CVB_MODEL_FISHEYE) {
-            flags = cv::fisheye::CALIB_RECOMPUTE_EXTRINSIC | cv::fisheye::CALIB_FIX_SKEW;
-            if (guess != nullptr) flags |= cv::fisheye::CALIB_USE_INTRINSIC_GUESS;
-            if (options & CVB_CALIB_FIX_ASPECT) return cvb::fail(BRIDGE_ERR_ARGUMENT, "the fisheye model cannot fix the aspect ratio");
-            std::vector<std::vector<cv::Point3d>> objects64(views);
-            std::vector<std::vector<cv::Point2d>> images64(views);
-            for (int32_t v = 0; v < views; ++v) {
-                for (const auto &p : objects[v]) objects64[v].emplace_back(p.x, p.y, p.z);
-                for (const auto &p : images[v]) images64[v].emplace_back(p.x, p.y);
-            }
-            if (guess == nullptr || d.total() != 4) d = cv::Mat::zeros(1, 4, CV_64F);
-            out->rms = cv::fisheye::calibrate(objects64, images64, size, k, d, r, t, flags,
-                                              cv::TermCriteria(cv::TermCriteria::COUNT + cv::TermCriteria::EPS, 100, 1e-12));
-            fisheye_std_deviations(objects64, images64, r, t, k, d, out->std_deviations);
-            out->std_count = 8;
-        } else {
-            if (model == CVB_MODEL_OPENCV8) flags |= cv::CALIB_RATIONAL_MODEL;
-            if (guess != nullptr) flags |= cv::CALIB_USE_INTRINSIC_GUESS;
-            if (options & CVB_CALIB_FIX_ASPECT) flags |= cv::CALIB_FIX_ASPECT_RATIO;
-            if (options & CVB_CALIB_ZERO_TANGENT) flags |= cv::CALIB_ZERO_TANGENT_DIST;
-            if (options & CVB_CALIB_FIX_K3) {
-                flags |= cv::CALIB_FIX_K3;
-                if (d.total() >= 5) d.at<double>(0, 4) = 0;
-            }
-            cv::Mat std_intrinsics, std_extrinsics, per_view;
-            out->rms = cv::calibrateCamera(objects, images, size, k, d, r, t, std_intrinsics, std_extrinsics,
-                                           per_view, flags);
-            const int count = model == CVB_MODEL_OPENCV8 ? 8 : 5;
-            d = d.reshape(1, 1).colRange(0, count).clone();
-            out->std_count = 4 + count;
-            for (int i = 0; i < 4 + count && i < std_intrinsics.rows; ++i)
-                out->std_deviations[i] = std_intrinsics.at<double>(i);
-        }
+        std::vector<cv::Mat> r, t;
+        const cv::Size size(width, height);
+        const int32_t status = model == CVB_MODEL_FISHEYE ? solve_fisheye(input, size, guess != nullptr, options, k, d, r, t, out)
+                                                          : solve_pinhole(input, size, model, guess != nullptr, options, k, d, r, t, out);
+        if (status != BRIDGE_OK) return status;
         for (int i = 0; i < 9; ++i) out->camera_matrix[i] = k.at<double>(i / 3, i % 3);
         out->distortion_count = int32_t(d.total());
         for (int i = 0; i < int(d.total()); ++i) out->distortion[i] = d.at<double>(0, i);
-        out->flags = flags;
-        // Per-view RMS, computed the same way for every model: reprojection with the solved pose.
-        for (int32_t v = 0; v < views; ++v) {
-            cv::Mat rv = r[v].reshape(1, 3), tv = t[v].reshape(1, 3);
-            rv.convertTo(rv, CV_64F);
-            tv.convertTo(tv, CV_64F);
-            for (int i = 0; i < 3; ++i) {
-                rvecs[3 * v + i] = rv.at<double>(i);
-                tvecs[3 * v + i] = tv.at<double>(i);
-            }
-            std::vector<cv::Point2d> projected;
-            std::vector<cv::Point3d> board64;
-            for (const auto &p : objects[v]) board64.emplace_back(p.x, p.y, p.z);
-            if (model == CVB_MODEL_FISHEYE)
-                cv::fisheye::projectPoints(board64, projected, rv, tv, k, d);
-            else
-                cv::projectPoints(board64, rv, tv, k, d, projected);
-            double sum = 0;
-            for (size_t i = 0; i < projected.size(); ++i) {
-                const double dx = projected[i].x - images[v][i].x, dy = projected[i].y - images[v][i].y;
-                sum += dx * dx + dy * dy;
-            }
-            per_view_rms[v] = std::sqrt(sum / double(projected.size()));
-        }
+        report_views(input, model, k, d, r, t, rvecs, tvecs, per_view_rms);
         return BRIDGE_OK;
     });
 }

@@ -100,38 +100,83 @@ inline Farthest farthest_from_line(const int32_t *points, int32_t begin, int32_t
     }
     return f;
 }
-} // namespace
 
-// The same for contours with coordinates of 16384 or more, in wider arithmetic (one point at a time).
-static int32_t simplify_contour_wide(const int32_t *points, int32_t count, double epsilon, int32_t *out,
-                                        int32_t capacity) {
-    if (points == nullptr || count < 1 || capacity < 1 || capacity > 64 || out == nullptr)
-        return bridge::fail(BRIDGE_ERR_ARGUMENT, "simplify contour: bad contour");
-    // Indices run unwrapped up to 2 * count; every loop over a range is split where it wraps, so no
-    // point is found by a division (a modulo per point was most of this function's time).
-    auto px = [&](int32_t i) { return double(points[2 * (i < count ? i : i - count)]); };
-    auto py = [&](int32_t i) { return double(points[2 * (i < count ? i : i - count) + 1]); };
+// The scans Douglas-Peucker makes, in two kinds of arithmetic: `NarrowScans` four points at a time in
+// 16-bit lanes (every coordinate below 16384, any frame the detector takes), `WideScans` one point at a
+// time in 64-bit integers and doubles (any coordinate). Both report the first point with the largest
+// value, its index plus `offset`.
+struct NarrowScans {
+    const int32_t *points;
+
+    // The point of [begin, end) farthest from point a.
+    Farthest from_point(int32_t begin, int32_t end, int32_t a) const {
+        return farthest_from(points, begin, end, points[2 * a], points[2 * a + 1], 0);
+    }
+
+    // The point of [begin, end) farthest from the line through points s and e (raw indices), as
+    // |cross product|.
+    Farthest from_line(int32_t begin, int32_t end, int32_t offset, int32_t s, int32_t e) const {
+        const int32_t sx = points[2 * s], sy = points[2 * s + 1];
+        return farthest_from_line(points, begin, end, sx, sy, points[2 * e] - sx, points[2 * e + 1] - sy, offset);
+    }
+};
+
+struct WideScans {
+    const int32_t *points;
+
+    struct Found {
+        int64_t value = 0; // squared distance; 0: no point above 0
+        int32_t index = -1;
+    };
+    struct FoundLine {
+        double value = 0;
+        int32_t index = -1;
+    };
+
+    Found from_point(int32_t begin, int32_t end, int32_t a) const {
+        const int64_t ax = points[2 * a], ay = points[2 * a + 1];
+        Found f;
+        for (int32_t i = begin; i < end; ++i) {
+            const int64_t dx = points[2 * i] - ax, dy = points[2 * i + 1] - ay, d = dx * dx + dy * dy;
+            if (d > f.value) { f.value = d; f.index = i; }
+        }
+        return f;
+    }
+
+    FoundLine from_line(int32_t begin, int32_t end, int32_t offset, int32_t s, int32_t e) const {
+        const double sx = points[2 * s], sy = points[2 * s + 1], dx = points[2 * e] - sx, dy = points[2 * e + 1] - sy;
+        FoundLine f;
+        for (int32_t i = begin; i < end; ++i) {
+            const double d = std::fabs((double(points[2 * i + 1]) - sy) * dx - (double(points[2 * i]) - sx) * dy);
+            if (d > f.value) { f.value = d; f.index = i + offset; }
+        }
+        return f;
+    }
+};
+
+// Douglas-Peucker itself, once, over either kind of scans. Indices run unwrapped up to 2 * count; every
+// scan over a range is split where it wraps, so no point is found by a division (a modulo per point was
+// most of this function's time).
+template <class Scans>
+int32_t douglas_peucker(const int32_t *points, int32_t count, double epsilon, int32_t *out, int32_t capacity, const Scans &scans) {
+    auto raw = [&](int32_t i) { return i < count ? i : i - count; };
+    auto px = [&](int32_t i) { return double(points[2 * raw(i)]); };
+    auto py = [&](int32_t i) { return double(points[2 * raw(i) + 1]); };
     const double eps2 = epsilon * epsilon;
     // Ends of the split: an approximate diameter (three rounds of "farthest from the last end"), as
-    // OpenCV starts; a contour no wider than epsilon is a single point. Squared distances of integer
-    // points are exact in integers.
+    // OpenCV starts; a contour no wider than epsilon is a single point.
     int32_t a = 0, b = 0;
-    int64_t widest = 0;
+    double widest = 0;
     for (int round = 0; round < 3; ++round) {
         a = b;
-        widest = 0;
-        const int64_t ax = points[2 * a], ay = points[2 * a + 1];
-        // j = 1 ..< count in the order i = a + 1 ..< count, then 0 ..< a.
-        for (int32_t i = a + 1; i < count; ++i) {
-            const int64_t dx = points[2 * i] - ax, dy = points[2 * i + 1] - ay, d = dx * dx + dy * dy;
-            if (d > widest) { widest = d; b = i; }
-        }
-        for (int32_t i = 0; i < a; ++i) {
-            const int64_t dx = points[2 * i] - ax, dy = points[2 * i + 1] - ay, d = dx * dx + dy * dy;
-            if (d > widest) { widest = d; b = i; }
-        }
+        // In the order a + 1 ..< count, then 0 ..< a; a later point must be strictly farther.
+        auto f = scans.from_point(a + 1, count, a);
+        const auto g = scans.from_point(0, a, a);
+        if (g.value > f.value) f = g;
+        widest = double(f.value);
+        if (f.index >= 0) b = f.index;
     }
-    if (double(widest) <= eps2) {
+    if (widest <= eps2) {
         out[0] = points[2 * a];
         out[1] = points[2 * a + 1];
         return 1;
@@ -148,26 +193,22 @@ static int32_t simplify_contour_wide(const int32_t *points, int32_t count, doubl
     stack[top++] = {a, bu};
     while (top > 0) {
         const Chain chain = stack[--top];
-        const double sx = px(chain.start), sy = py(chain.start), dx = px(chain.end) - sx, dy = py(chain.end) - sy;
-        double farthest = 0;
-        int32_t split = -1;
+        const int32_t s = raw(chain.start), e = raw(chain.end);
         // The chain's inner points, in the part before the wrap and the part after it.
         const int32_t first = chain.start + 1, wrap = chain.end < count ? chain.end : count;
-        for (int32_t i = first; i < wrap; ++i) {
-            const double d = std::fabs((double(points[2 * i + 1]) - sy) * dx - (double(points[2 * i]) - sx) * dy);
-            if (d > farthest) { farthest = d; split = i; }
+        auto f = scans.from_line(first, wrap, 0, s, e);
+        const int32_t second = first > count ? first : count;
+        if (second < chain.end) {
+            const auto g = scans.from_line(second - count, chain.end - count, count, s, e);
+            if (g.value > f.value) f = g;
         }
-        for (int32_t i = first > count ? first : count; i < chain.end; ++i) {
-            const int32_t k = i - count;
-            const double d = std::fabs((double(points[2 * k + 1]) - sy) * dx - (double(points[2 * k]) - sx) * dy);
-            if (d > farthest) { farthest = d; split = i; }
-        }
-        if (split < 0 || farthest * farthest <= eps2 * (dx * dx + dy * dy)) {
+        const double farthest = double(f.value), dx = px(chain.end) - px(chain.start), dy = py(chain.end) - py(chain.start);
+        if (f.index < 0 || farthest * farthest <= eps2 * (dx * dx + dy * dy)) {
             vertices[found++] = chain.start;
             continue;
         }
-        stack[top++] = {split, chain.end};
-        stack[top++] = {chain.start, split};
+        stack[top++] = {f.index, chain.end};
+        stack[top++] = {chain.start, f.index};
         if (top + found > limit) return capacity + 1; // each chain still gives at least one vertex
     }
     // A vertex within epsilon of the line through its neighbours (between them) adds nothing.
@@ -190,84 +231,14 @@ static int32_t simplify_contour_wide(const int32_t *points, int32_t count, doubl
     }
     return found;
 }
-
+} // namespace
 
 extern "C" int32_t mkk_simplify_contour(const int32_t *points, int32_t count, double epsilon, int32_t *out,
                                         int32_t capacity) {
     if (points == nullptr || count < 1 || capacity < 1 || capacity > 64 || out == nullptr)
         return bridge::fail(BRIDGE_ERR_ARGUMENT, "simplify contour: bad contour");
-    bool small = true; // every coordinate in 0 ..< 16384 (any frame the detector takes)
+    bool small = true; // every coordinate in 0 ..< 16384
     for (int32_t k = 0; k < 2 * count; ++k) small &= uint32_t(points[k]) < 16384u;
-    if (!small) return simplify_contour_wide(points, count, epsilon, out, capacity);
-    // Indices run unwrapped up to 2 * count; every scan over a range is split where it wraps.
-    auto px = [&](int32_t i) { return points[2 * (i < count ? i : i - count)]; };
-    auto py = [&](int32_t i) { return points[2 * (i < count ? i : i - count) + 1]; };
-    const double eps2 = epsilon * epsilon;
-    // Ends of the split: an approximate diameter (three rounds of "farthest from the last end"), as
-    // OpenCV starts; a contour no wider than epsilon is a single point.
-    int32_t a = 0, b = 0;
-    int32_t widest = 0;
-    for (int round = 0; round < 3; ++round) {
-        a = b;
-        // In the order a + 1 ..< count, then 0 ..< a; a later point must be strictly farther.
-        Farthest f = farthest_from(points, a + 1, count, points[2 * a], points[2 * a + 1], 0);
-        const Farthest g = farthest_from(points, 0, a, points[2 * a], points[2 * a + 1], 0);
-        if (g.value > f.value) f = g;
-        widest = f.value;
-        if (f.index >= 0) b = f.index;
-    }
-    if (double(widest) <= eps2) {
-        out[0] = points[2 * a];
-        out[1] = points[2 * a + 1];
-        return 1;
-    }
-    // Vertices found so far, in contour order from a (indices, unwrapped: a <= v < a + count).
-    constexpr int32_t limit = 64;
-    int32_t vertices[limit + 2];
-    int32_t found = 0;
-    const int32_t bu = b > a ? b : b + count;
-    // Chains still to split, the last on top; each ends at the start of the one below it.
-    Chain stack[limit + 2];
-    int32_t top = 0;
-    stack[top++] = {bu, a + count};
-    stack[top++] = {a, bu};
-    while (top > 0) {
-        const Chain chain = stack[--top];
-        const int32_t sx = px(chain.start), sy = py(chain.start), dx = px(chain.end) - sx, dy = py(chain.end) - sy;
-        // The chain's inner points, in the part before the wrap and the part after it.
-        const int32_t first = chain.start + 1, wrap = chain.end < count ? chain.end : count;
-        Farthest f = farthest_from_line(points, first, wrap, sx, sy, dx, dy, 0);
-        const int32_t second = first > count ? first : count;
-        if (second < chain.end) {
-            const Farthest g = farthest_from_line(points, second - count, chain.end - count, sx, sy, dx, dy, count);
-            if (g.value > f.value) f = g;
-        }
-        const double farthest = f.value;
-        if (f.index < 0 || farthest * farthest <= eps2 * (double(dx) * dx + double(dy) * dy)) {
-            vertices[found++] = chain.start;
-            continue;
-        }
-        stack[top++] = {f.index, chain.end};
-        stack[top++] = {chain.start, f.index};
-        if (top + found > limit) return capacity + 1; // each chain still gives at least one vertex
-    }
-    // A vertex within epsilon of the line through its neighbours (between them) adds nothing.
-    for (int32_t i = 0; i < found && found > 3;) {
-        const int32_t p = vertices[(i + found - 1) % found], v = vertices[i], n = vertices[(i + 1) % found];
-        const double dx = px(n) - px(p), dy = py(n) - py(p);
-        const double cross = (double(px(v)) - px(p)) * dy - (double(py(v)) - py(p)) * dx;
-        const double along = (double(px(v)) - px(p)) * (px(n) - px(v)) + (double(py(v)) - py(p)) * (py(n) - py(v));
-        if (cross * cross <= 0.5 * eps2 * (dx * dx + dy * dy) && along >= 0) {
-            for (int32_t j = i; j + 1 < found; ++j) vertices[j] = vertices[j + 1];
-            --found;
-        } else {
-            ++i;
-        }
-    }
-    if (found > capacity) return capacity + 1;
-    for (int32_t i = 0; i < found; ++i) {
-        out[2 * i] = points[2 * (vertices[i] % count)];
-        out[2 * i + 1] = points[2 * (vertices[i] % count) + 1];
-    }
-    return found;
+    return small ? douglas_peucker(points, count, epsilon, out, capacity, NarrowScans{points})
+                 : douglas_peucker(points, count, epsilon, out, capacity, WideScans{points});
 }

@@ -61,7 +61,7 @@ struct AccessGuard<Context: RequestContext>: RouterMiddleware {
             return .forbidden("a request without a Host is refused")
         }
         guard allowedHosts.contains(host) else {
-            return .forbidden("this server answers only to its own addresses, not to '\(host.prefix(100))' (a reverse proxy's name can be allowed with --allow-host)")
+            return .forbidden("this server answers only to its own addresses, not to '\(host.prefix(100))' (a reverse proxy's name can be allowed when the server is started)")
         }
         if let origin = request.headers[.origin], !Self.sameOrigin(origin, authority: authority) {
             return .forbidden("requests from another web page ('\(origin.prefix(100))') are refused")

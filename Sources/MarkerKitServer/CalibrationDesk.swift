@@ -49,14 +49,15 @@ public final class CalibrationDesk: @unchecked Sendable {
     /// The name the last calibration was stored under.
     private var name = CalibrationStore.defaultName
 
+    /// `store`, whose path the desk's messages never show (they go to a browser).
     public init(store: CalibrationStore, target: CalibrationTarget?) {
-        self.store = store
+        self.store = store.hidingPath()
         self.target = target
     }
 
     /// Calibrates from `views` (the kept views' files) with the lens model named; one calibration at a time.
     public func calibrate(views: [URL], model: String?) throws -> Summary {
-        guard let target else { throw MarkerKitError.invalidArgument("calibrating needs a board: start markerkit serve with --board board.json") }
+        guard let target else { throw MarkerKitError.invalidArgument("calibrating needs a board: this server was started without a board spec") }
         guard !views.isEmpty else { throw MarkerKitError.invalidArgument("no views kept yet: hold the board in front of the camera, or press keep view") }
         try lock.withLock {
             guard !busy else { throw ServerRefusal.busy("a calibration is running already") }
@@ -67,10 +68,7 @@ public final class CalibrationDesk: @unchecked Sendable {
         // The camera's state is in the log beside the views (written with each view).
         job.camera = try? CaptureLog.read(from: views[0].deletingLastPathComponent().appendingPathComponent("capture.json")).log.camera
         if let model {
-            guard let chosen = CameraCalibration.Model(rawValue: model) else {
-                throw MarkerKitError.invalidArgument("unknown lens model '\(model)': opencv5, opencv4, opencv8 or fisheye")
-            }
-            job.calibrator.model = chosen
+            job.calibrator.model = try CameraCalibration.Model.solvable(named: model)
         }
         let result = try job.run()
         lock.withLock {

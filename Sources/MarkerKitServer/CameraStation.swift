@@ -42,6 +42,7 @@ public final class CameraStation: @unchecked Sendable {
     private var stopping = false
     private let finished = DispatchSemaphore(value: 0)
     private var started = false
+    private var audience = false
 
     /// Opens the device and checks the views' folder (which must exist); fails at once (no thread
     /// started) when either cannot be used.
@@ -85,6 +86,10 @@ public final class CameraStation: @unchecked Sendable {
         return done
     }
 
+    /// A page (or any client the server lets in) has come: a video file or image folder starts playing
+    /// now, so that nothing of it goes by before anyone watches (a camera streams from the start).
+    public func audienceArrived() { lock.withLock { audience = true } }
+
     /// The next frame a browser sees is kept as a view (with a board: when the board is found in it and sharp).
     public func requestKeep() { lock.withLock { keepRequested = true } }
 
@@ -123,6 +128,10 @@ public final class CameraStation: @unchecked Sendable {
         do {
             var session = try Self.session(configuration)
             defer { keptByTheSession = session.log.images.count }
+            if !isCamera {
+                setPhase("waiting for a page")
+                while !shouldStop && !lock.withLock({ audience }) { Thread.sleep(forTimeInterval: 0.02) }
+            }
             setPhase("capturing")
             let outcome = try session.run(feed: feed, shouldStop: { shouldStop }, request: { lock.withLock { defer { keepRequested = false }; return keepRequested } },
                                 onUpdate: { update in
@@ -156,8 +165,12 @@ public final class CameraStation: @unchecked Sendable {
         }
     }
 
-    private let annotator = MarkerAnnotator()
-    private lazy var detector = MarkerDetector(dictionary: configuration.dictionary)
+    /// Without a board: the markers of each frame, as `markerkit track` finds and draws them.
+    private lazy var tracking: TrackingSession = {
+        var analyzer = MarkerFrameAnalyzer()
+        analyzer.detector = MarkerDetector(dictionary: configuration.dictionary)
+        return TrackingSession(analyzer: analyzer)
+    }()
 
     private func publish(_ update: CaptureSession.Update) throws {
         var thumbnail: Data?
@@ -188,16 +201,12 @@ public final class CameraStation: @unchecked Sendable {
     private func publish(_ sourced: SourcedFrame, corners: [Point2]?, saving: Bool, uncertainty: CaptureAssistant.UncertaintyState?) throws {
         var frame = sourced.frame
         var markerCount: Int?
-        if let corners {
-            try annotator.drawPoints(&frame, corners, color: saving ? (0, 220, 0) : (0, 180, 255))
-        } else if configuration.target == nil {
-            let markers = try detector.detect(in: sourced.frame)
-            try annotator.annotate(&frame, markers: markers)
-            markerCount = markers.count
+        if corners == nil && configuration.target == nil {
+            let (result, annotated) = try tracking.track(sourced, annotate: true)
+            frame = annotated ?? frame
+            markerCount = result.markers.count
         }
-        if let worst = uncertainty?.worst {
-            try annotator.drawTarget(&frame, at: Point2(x: worst.x, y: worst.y), label: String(format: "hold the board here: %.2f px", worst.sigma))
-        }
+        try CaptureOverlay.draw(on: &frame, corners: corners, saving: saving, uncertainty: uncertainty)
         lock.withLock {
             picture = ((picture?.sequence ?? 0) + 1, frame)
             state.width = frame.width

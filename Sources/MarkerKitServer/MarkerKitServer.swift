@@ -90,7 +90,7 @@ public struct MarkerKitServer: Sendable {
             station.stop()
             let text = "\(error)"
             if text.contains("Address already in use") {
-                throw MarkerKitError.cannotWrite("cannot listen on \(settings.host):\(port): the port is in use (another server? give --port)")
+                throw MarkerKitError.advised(.cannotWrite("cannot listen on \(settings.host):\(port): the port is in use (another server?)"), .anotherPort)
             }
             if text.contains("bind") || text.contains("Cannot assign requested address") {
                 throw MarkerKitError.cannotWrite("cannot listen on \(settings.host):\(port): \(text)")

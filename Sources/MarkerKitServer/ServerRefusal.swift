@@ -39,12 +39,13 @@ enum ServerRefusal: Error {
         switch error {
         case let refusal as ServerRefusal: return (refusal.status, refusal.message)
         case let error as MarkerKitError:
+            if case .advised(let failure, _) = error { return (answer(for: failure).0, error.description) }
             switch error {
             case .invalidArgument, .badInput: return (.unprocessableContent, error.description)
             case .missingInput: return (.notFound, error.description)
             case .outputExists: return (.conflict, error.description + " (tick replace to overwrite)")
             case .interrupted, .cameraLost: return (.serviceUnavailable, error.description)
-            case .cannotWrite, .internalFailure: return (.internalServerError, error.description)
+            case .cannotWrite, .internalFailure, .advised: return (.internalServerError, error.description)
             }
         case let error as NIOTooManyBytesError:
             return (.contentTooLarge, "request body over the limit of \(error.maxBytes.map(String.init) ?? "?") bytes")

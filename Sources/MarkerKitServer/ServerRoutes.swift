@@ -20,6 +20,7 @@ struct ServerRoutes {
     func router() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.add(middleware: access)
+        router.add(middleware: Audience(station: station))
         for (path, file) in page.serving(token: settings.token) {
             router.get(RouterPath(path)) { _, _ in Response.bytes(file.data, type: file.type) }
         }
@@ -107,5 +108,16 @@ struct ServerRoutes {
         } catch {
             throw ServerRefusal.badRequest("the request body is not the JSON this call takes")
         }
+    }
+}
+
+/// Tells the station that someone is watching, on every request the access guard let in (a video file
+/// plays from the first page or API call, not from the server's start).
+struct Audience<Context: RequestContext>: RouterMiddleware {
+    let station: CameraStation
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        station.audienceArrived()
+        return try await next(request, context)
     }
 }

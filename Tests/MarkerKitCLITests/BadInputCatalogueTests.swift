@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Issue 8's bad-input catalogue, the cases the per-command suites do not already hold: broken and
+/// The bad-input catalogue, the cases the per-command suites do not already hold: broken and
 /// hostile image files, boards that are not chessboards, malformed sizes, and outputs that cannot be
 /// written (a read-only folder, a full disk). Each runs the real binary and asserts a documented exit
 /// code, exactly one `markerkit: error:` line naming the input and the problem, no signal, and that no

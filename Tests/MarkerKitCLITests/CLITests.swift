@@ -80,12 +80,15 @@ struct CLI {
         }
     }
 
+    /// markerkit run in `directory` to its end, with its calibration store at `directory/Calibrations`
+    /// unless `environment` says otherwise (never the user's own store).
     static func run(_ arguments: [String], in directory: URL, executable: String? = nil, environment: [String: String] = [:]) throws -> Result {
         let process = Process()
         process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? binary
         process.arguments = arguments
         process.currentDirectoryURL = directory
-        process.environment = childEnvironment(environment)
+        process.environment = childEnvironment(["MARKERKIT_CALIBRATIONS": directory.appendingPathComponent("Calibrations").path]
+            .merging(environment) { $1 })
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

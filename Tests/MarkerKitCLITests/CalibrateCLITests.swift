@@ -99,7 +99,7 @@ import Testing
         let calibrate = try CLI.run(["calibrate", Self.boards.path] + Self.boardArgs + ["--name", "left", "--report", "report.pdf"], in: dir)
         #expect(calibrate.status == 0, "\(calibrate.stderr)")
         #expect(calibrate.stdout.contains("calibrated from 13 of 13 images"))
-        #expect(calibrate.stdout.contains("stored Calibrations/left.yaml"))
+        #expect(calibrate.stdout.contains("stored \(dir.path)/Calibrations/left.yaml"))
         #expect(calibrate.stdout.contains("RMS reprojection error 0.19"))
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("report.pdf").path))
         // --force replaces; the file changes (a new calibration_time at least) and still reads.
@@ -127,7 +127,7 @@ import Testing
         #expect(detect.status == 0 && detect.stdout.contains("\"tvec\""), "detect finds stored calibrations by name")
     }
 
-    /// Issue 19: the radtan model of ROS and Kalibr. --model opencv4 (or opencv5 with --fix-k3) exports to
+    /// The radtan model of ROS and Kalibr. --model opencv4 (or opencv5 with --fix-k3) exports to
     /// Kalibr and ROS and reads back; an opencv5 calibration with k3 is refused by the Kalibr export with
     /// a message naming options that exist.
     @Test func opencv4CalibrationsExportToKalibrAndROSAndReadBack() throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// A webcam's controls through the real V4L2 code, against the fake camera's C920 model (issue 29): the
+/// A webcam's controls through the real V4L2 code, against the fake camera's C920 model: the
 /// list, `--set` and its refusals, the lock while capturing and the settings put back on every way out,
 /// and a camera unplugged during capture, track and serve. The fake keeps its controls in a state file,
 /// as a real camera keeps them between programs, so what a run left behind is read after it exits.
@@ -149,7 +149,7 @@ import Testing
         #expect(try CaptureLog.read(from: camera.dir.appendingPathComponent("unlocked/capture.json")).log.camera?.autofocus == true)
     }
 
-    /// `--calibration` on capture and serve (issue 29, point 4): the camera is compared with the state the
+    /// `--calibration` on capture and serve: the camera is compared with the state the
     /// calibration records. Made at 1280x720, focus 45, zoom 120 on this card: the lock holds focus 45, a
     /// 640x360 stream gets a notice, the zoom a warning naming both values; the camera's 640x480 (another
     /// aspect ratio) is refused with one line, as is 640x360 with --no-scale, and the camera is put back.

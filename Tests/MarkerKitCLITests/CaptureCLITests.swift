@@ -124,7 +124,7 @@ import Testing
         #expect(again.status == 0 && again.stdout.contains("calibrated from 12 of 12 images"), "\(again.stderr)")
     }
 
-    /// Issue 19, point 6: the assistant calibrates the views it keeps as it goes and says where the
+    /// The assistant calibrates the views it keeps as it goes and says where the
     /// projection uncertainty is worst; with --until-sigma it stops once the worst in the used area (the
     /// image without its outer 10%) is below it.
     @Test func theAssistantStopsWhenTheUncertaintyIsLowEnough() throws {

@@ -3,7 +3,7 @@ import Testing
 @testable import MarkerKit
 
 /// `generate charuco`: the sheet and its board spec, which reads back as the same board; bad values
-/// refused with one line; calibrate and detect with ChArUco renders, and the bad inputs of issue 18.
+/// refused with one line; calibrate and detect with ChArUco renders, and bad ChArUco inputs.
 @Suite struct CharucoCLITests {
     @Test func generateWritesTheSheetAndASpecThatReadsBackAsTheSameBoard() throws {
         let dir = try makeDirectory()

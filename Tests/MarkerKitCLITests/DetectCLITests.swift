@@ -56,11 +56,11 @@ import Testing
         #expect(result.stderrLines.contains { $0.hasPrefix("markerkit: note:") && $0.contains("notes.txt") })
     }
 
-    /// A real photo of a DICT_4X4_250 ChArUco pattern (Tests/Fixtures/dictionary-hint) read with the default
+    /// A real photo of a DICT_4X4_250 ChArUco pattern (Tests/Fixtures/charuco-real) read with the default
     /// dictionary: 0 markers, and one line naming the 4x4 dictionary that reads them; with that dictionary
     /// they are read and no hint is printed.
     @Test func noMarkersNamesTheDictionaryThatReadsThem() throws {
-        let photo = Self.fixtures.deletingLastPathComponent().appendingPathComponent("dictionary-hint/gopro-4x4_250.jpg").path
+        let photo = Self.fixtures.deletingLastPathComponent().appendingPathComponent("charuco-real/nbhr_pycalib_gopro/00000001.jpg").path
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let result = try CLI.run(["detect", photo], in: dir)
@@ -69,6 +69,7 @@ import Testing
         #expect(hints.count == 1, "\(result.stdout)")
         #expect(hints.first?.contains("; DICT_4X4_50 reads") == true || hints.first?.contains("; DICT_4X4_100 reads") == true
                 || hints.first?.contains("; DICT_4X4_250 reads") == true, "\(result.stdout)")
+        #expect(hints.first?.contains("; try --dictionary 4x4_") == true, "the option that reads them: \(result.stdout)")
         let read = try CLI.run(["detect", photo, "--dictionary", "DICT_4X4_250"], in: dir)
         #expect(read.status == 0, "\(read.stderr)")
         #expect(!read.stdout.contains("0 markers of"), "\(read.stdout)")

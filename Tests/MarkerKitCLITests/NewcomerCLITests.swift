@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Rough edges a newcomer hit (issue 31's list), each as the newcomer typed it.
+/// Rough edges a newcomer hit, each as the newcomer typed it.
 @Suite struct NewcomerCLITests {
     /// A mistyped command gets the nearest name, or the list when none is close; one line, exit 64.
     @Test(arguments: [(["calibrte", "photos"], "unknown command 'calibrte' for markerkit; did you mean 'calibrate'?"),
@@ -133,5 +133,20 @@ extension NewcomerCLITests {
         // Two views of a ChArUco board searched for a chessboard: the run fails, after the notes.
         let run = try CLI.run(["calibrate", "views", "--inner", "9x6", "--square", "30mm", "--name", "n"], in: dir)
         #expect(run.stderr.contains("old.yml") && run.stderr.contains("skipped 1 video (clip.avi)"), "\(run.stderr)")
+    }
+
+    /// `serve` on a video file played it from the server's start, so what a page opened a few seconds later
+    /// saw began halfway through: now it waits for the first page or API call.
+    @Test func serveOnAVideoWaitsForSomeoneToWatch() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try ServeSecurityTests.serve(in: dir)
+        Thread.sleep(forTimeInterval: 2)
+        let first = try JSONSerialization.jsonObject(with: try server.api("/api/status").body) as? [String: Any] ?? [:]
+        #expect((first["frames"] as? Int ?? 99) <= 1, "frames went by before anyone watched: \(first)")
+        Thread.sleep(forTimeInterval: 2)
+        let later = try JSONSerialization.jsonObject(with: try server.api("/api/status").body) as? [String: Any] ?? [:]
+        #expect((later["frames"] as? Int ?? 0) >= 5 && later["phase"] as? String != "waiting for a page", "\(later)")
+        _ = try server.interrupt()
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 28: every number checked where it enters. Every subcommand's every value-taking option (and
+/// Every number checked where it enters. Every subcommand's every value-taking option (and
 /// positional argument), as the argument parser itself lists them (`--experimental-dump-help`), is given
 /// the values below, and, where the option takes a unit or a shape, the same values with it (`1e308mm`,
 /// `9223372036854775807x9223372036854775807`, `nanpx`). Each run must exit 0 or with a documented code,

@@ -77,6 +77,10 @@ import Testing
         let calibrated = try server.calibrateKeptViews()
         #expect(calibrated.status == 200, "\(calibrated.text)")
         #expect(try server.api("/api/calibrate", method: "POST", body: HTTP.json(["model": "opencv9"])).status == 422)
+        // The model is checked before any view is searched, by the library's one list (pinhole passed the
+        // server's own list before and was refused by the solver).
+        let pinhole = try server.api("/api/calibrate", method: "POST", body: HTTP.json(["model": "pinhole"]))
+        #expect(pinhole.status == 422 && pinhole.text.contains("solves for the lens models opencv5, opencv4, opencv8 or fisheye, not 'pinhole'"), "\(pinhole.text)")
         for name in ["../evil", ".hidden", "a/b", "", String(repeating: "n", count: 101), "x\\y", "name with space"] {
             let answer = try server.api("/api/store", method: "POST", body: HTTP.json(["name": name]))
             #expect(answer.status == 422, "'\(name)': \(answer.status) \(answer.text)")
@@ -138,6 +142,7 @@ import Testing
         let clip = try Self.clip.get()
         let second = try CLI.run(["serve", "--device", clip.appendingPathComponent("clip.avi").path, "--port", "\(busyPort)", "--out", "views2"], in: dir)
         #expect(second.status == 73 && second.stderrLines.count == 1 && second.stderr.contains("in use"), "\(second.status) \(second.stderr)")
+        _ = try server.api("/api/status") // someone watches: the clip plays and views are kept
         let deadline = Date().addingTimeInterval(60)
         while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("views/capture.json").path) && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.1)

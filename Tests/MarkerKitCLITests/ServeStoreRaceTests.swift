@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `markerkit serve`'s store under an attacker's load (issue 28): twenty forced stores of one name at
+/// `markerkit serve`'s store under an attacker's load: twenty forced stores of one name at
 /// once all succeed, twenty unforced ones give one success and nineteen refusals, the file is always one
 /// whole calibration, and no answer names an absolute path.
 @Suite struct ServeStoreRaceTests {

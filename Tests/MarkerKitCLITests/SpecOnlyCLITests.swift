@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 30, point 4: boards you already own. `generate ... --spec-only` writes only the board spec (no page,
+/// Boards you already own. `generate ... --spec-only` writes only the board spec (no page,
 /// so nothing to fit), which calibrates a real set; a board too large for its page names the largest square
 /// that fits and the page that holds it. Point 3: calibrate prints a verdict and names the board both ways.
 @Suite struct SpecOnlyCLITests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Issue 29's acceptance for `track` on another size of the same aspect ratio: a calibration made through
+/// Acceptance for `track` on another size of the same aspect ratio: a calibration made through
 /// the simulated C920 at 1280x720, used on the camera streaming 640x360 (the intrinsics scaled,
 /// CalibrationFit), gives the poses a calibration made through the camera at 640x360 gives, within the
 /// uncertainty of the two calibrations.
@@ -30,11 +30,11 @@ import Testing
     }
 
     /// The clip's frames, each shown k times in a row (symbolic links in a new folder), k the sanitizers' time
-    /// scale (1 otherwise): instrumented, a 1280x720 capture detects a frame in about a second and, as a
+    /// scale (1 otherwise), or `least` when larger: instrumented, a 1280x720 capture detects a frame in about a second and, as a
     /// program too slow for its camera does, misses frames, so views held 0.9 s were lost (6 of 12 kept
     /// under AddressSanitizer). Held k times longer, a view is seen as often as at full speed.
-    static func heldLonger(_ clip: URL, in dir: URL) throws -> URL {
-        let k = Int(CLI.seconds(1).rounded())
+    static func heldLonger(_ clip: URL, in dir: URL, atLeast least: Int = 1) throws -> URL {
+        let k = max(least, Int(CLI.seconds(1).rounded()))
         guard k > 1 else { return clip }
         let held = dir.appendingPathComponent("clip-held")
         try FileManager.default.createDirectory(at: held, withIntermediateDirectories: false)

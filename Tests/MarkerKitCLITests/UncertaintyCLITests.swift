@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Issue 19 from the command line: `calibrations uncertainty` and `calibrations compare` on calibrations
+/// From the command line: `calibrations uncertainty` and `calibrations compare` on calibrations
 /// of the OpenCV sample cameras, the covariance kept through export and import, and their bad inputs.
 @Suite struct UncertaintyCLITests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Issue 29's acceptance on the simulated C920 (scripts/tools/fake-v4l2-camera.c), whose autofocus hunts
+/// The webcam lock on the simulated C920 (scripts/tools/fake-v4l2-camera.c), whose autofocus hunts
 /// 30 +- 15 and whose picture is magnified by m = 1 + 0.0004 (focus - 30) about its middle: a rendered board
 /// clip streamed through it, `capture --auto --calibrate` with the default lock gives the clip's intrinsics
 /// as seen at the held focus within 3 of the calibration's own standard deviations; with --no-lock the
@@ -48,9 +48,10 @@ import Testing
         try #require(render.status == 0, "\(render.stderr)")
         let clip = dir.appendingPathComponent("clip")
         let truth = try RenderTruthFile.read(from: clip.appendingPathComponent("truth.json")).camera
-        // Under a sanitizer each frame is shown longer (TrackScaleTests.heldLonger): an instrumented capture
-        // kept fewer than 10 of the 16 views.
-        let held = try TrackScaleTests.heldLonger(clip, in: dir)
+        // Each frame is shown twice (longer under a sanitizer, TrackScaleTests.heldLonger): with the two
+        // captures side by side on a busy 2-core machine, a view held 0.9 s was sometimes seen still for
+        // less than the assistant's 0.5 s, and fewer than 10 of the 16 views were kept.
+        let held = try TrackScaleTests.heldLonger(clip, in: dir, atLeast: 2)
         for seed in [3, 8] {
             let environment = try Self.camera(frames: held, seed: seed)
             func capture(_ way: String, _ options: [String]) throws -> CLI.Started {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// The calibration store against an attacker (issue 28): writes that cannot be redirected by a planted
+/// The calibration store against an attacker: writes that cannot be redirected by a planted
 /// symbolic link or broken by writers of one name at once, and names that mean one thing however typed.
 @Suite struct CalibrationStoreTests {
     func folder() throws -> URL {
@@ -168,7 +168,7 @@ import Testing
         #expect(try CalibrationStore.normalized(name: nfd) == nfc)
         try store.save(Self.camera(nfd), force: false)
         #expect(store.names() == [nfc])
-        #expect(throws: MarkerKitError.outputExists("\(nfc).yaml")) {
+        #expect(throws: MarkerKitError.outputExists(store.directory.appendingPathComponent("\(nfc).yaml").path)) {
             try store.save(Self.camera(nfc), force: false)
         }
         #expect(store.storedFile(for: nfd) == store.storedFile(for: nfc) && store.storedFile(for: nfc) != nil)
@@ -210,11 +210,12 @@ import Testing
         }
     }
 
-    /// Errors name files relative to the store, never by the absolute path the store's folder has.
+    /// A store that hides its path (the server's) names files by their names only, never by the absolute
+    /// path the store's folder has.
     @Test func errorsNameNoAbsolutePath() throws {
         let dir = try folder()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let store = CalibrationStore(directory: dir.appendingPathComponent("Calibrations"))
+        let store = CalibrationStore(directory: dir.appendingPathComponent("Calibrations")).hidingPath()
         try store.save(Self.camera("webcam"), force: false)
         try Data("%YAML:1.0\ncamera_matrix: [1, 2\n".utf8).write(to: store.directory.appendingPathComponent("broken.yaml"))
         var messages: [String] = []
@@ -232,5 +233,34 @@ import Testing
         for message in messages { #expect(!message.contains(dir.path), "\(message)") }
         #expect(messages[0] == "'webcam.yaml' exists (not replaced)")
         #expect(messages[1].contains("'broken.yaml' is malformed"))
+    }
+
+    /// The store's folder: the environment's, else a project's Calibrations/, else the user's
+    /// data folder; and messages name it by absolute path.
+    @Test func theStoreIsFoundByOneRuleAndNamedByItsPath() throws {
+        let dir = try folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let work = dir.path
+        let env = CalibrationStore.located(environment: ["MARKERKIT_CALIBRATIONS": "cams", "XDG_DATA_HOME": "/x"], workingDirectory: work)
+        #expect(env.origin == .environment && env.directory.path == "\(work)/cams")
+        let user = CalibrationStore.located(environment: ["XDG_DATA_HOME": "/x/share", "HOME": "/home/ada"], workingDirectory: work)
+        #expect(user.origin == .userData && user.directory.path == "/x/share/markerkit/calibrations")
+        // A relative XDG_DATA_HOME is ignored, as the XDG specification says.
+        let home = CalibrationStore.located(environment: ["XDG_DATA_HOME": "share", "HOME": "/home/ada"], workingDirectory: work)
+        #expect(home.directory.path == "/home/ada/.local/share/markerkit/calibrations")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("Calibrations"), withIntermediateDirectories: false)
+        let project = CalibrationStore.located(environment: ["HOME": "/home/ada"], workingDirectory: work)
+        #expect(project.origin == .project && project.directory.path == "\(work)/Calibrations")
+        do {
+            _ = try project.resolve("webcam")
+            Issue.record("resolved a name the store does not hold")
+        } catch {
+            #expect("\(error)" == "no calibration 'webcam': not a name in \(work)/Calibrations/", "\(error)")
+        }
+        // Stored in a user data folder that does not exist yet: made on the first store.
+        let fresh = CalibrationStore.located(environment: ["XDG_DATA_HOME": "\(work)/new/share"], workingDirectory: "/")
+        let url = try fresh.save(Self.camera("webcam"), force: false)
+        let resolved = try fresh.resolve("webcam")
+        #expect(url.path == "\(work)/new/share/markerkit/calibrations/webcam.yaml" && resolved.name == "webcam")
     }
 }

@@ -4,7 +4,7 @@ import Testing
 import Yams
 @testable import MarkerKit
 
-/// Issue 4: calibration reproduces OpenCV's regression result; every format round-trips exactly and is
+/// Calibration reproduces OpenCV's regression result; every format round-trips exactly and is
 /// read by the reference reader that exists here.
 @Suite(.serialized) struct CalibrationTests {
     static let images: [URL] = {
@@ -21,6 +21,20 @@ import Yams
     }
 
     static let opencv5 = Result { try calibrate(.opencv5) }
+
+    /// A model the calibration does not solve for is refused before any image is read (before: pinhole
+    /// passed, every image was searched, and the solver refused it).
+    @Test func anUnsolvableModelIsRefusedBeforeTheImagesAreRead() throws {
+        var job = CalibrationJob(board: try Checkerboard(innerColumns: 9, innerRows: 6, square: .mm(1)),
+                                 images: [URL(fileURLWithPath: "/nonexistent/view.png")], name: "pin")
+        job.calibrator.model = .pinhole
+        #expect(throws: MarkerKitError.invalidArgument("a calibration solves for the lens models opencv5, opencv4, opencv8 or fisheye, not 'pinhole'")) {
+            try job.run()
+        }
+        #expect(CameraCalibration.Model.solvable.map(\.rawValue) == ["opencv5", "opencv4", "opencv8", "fisheye"])
+        #expect(throws: MarkerKitError.self) { try CameraCalibration.Model.solvable(named: "Pinhole") }
+        #expect(try CameraCalibration.Model.solvable(named: "FISHEYE") == .fisheye)
+    }
 
     @Test func reproducesOpenCVsRegressionResult() throws {
         #expect(Self.images.count == 13)
@@ -75,7 +89,7 @@ import Yams
                                          distortion: [], imageWidth: 640, imageHeight: 480))
         var four = try CameraCalibration(name: "four", model: .opencv4, cameraMatrix: [600.1, 0, 330.3, 0, 601.7, 250.9, 0, 0, 1],
                                          distortion: [-0.1234567890123, 0.0456, 1e-4, -2e-5], imageWidth: 800, imageHeight: 600)
-        // A calibration made through a camera carries the camera's state (issue 29).
+        // A calibration made through a camera carries the camera's state.
         four.camera = CameraState(device: "/dev/video2", stablePath: "/dev/v4l/by-id/usb-046d_HD_Pro_Webcam_C920_1234ABCD-video-index0",
                                   card: "HD Pro Webcam C920", driver: "uvcvideo", busInfo: "usb-0000:00:14.0-1", pixelFormat: "MJPG",
                                   width: 800, height: 600, fps: 24, optics: ["focus_automatic_continuous": 0, "focus_absolute": 35, "zoom_absolute": 100],
@@ -110,7 +124,7 @@ import Yams
                 #expect((back.projectionCovariance != nil) == (original.provenance != nil), "\(format) \(original.model)")
             } else {
                 #expect(back.projectionCovariance == nil)
-                // Formats with no field for the camera keep it as comments (issue 29: each keeps what it can).
+                // Formats with no field for the camera keep it as comments (each keeps what it can).
                 if original.camera != nil {
                     let text = String(decoding: data, as: UTF8.self)
                     #expect(text.contains("# taken with HD Pro Webcam C920") && text.contains("focus 35")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Issue 30, point 3: a verdict after every calibration. A render clip of 30 views of the 9x6 board spread over
+/// A verdict after every calibration. A render clip of 30 views of the 9x6 board spread over
 /// a 640x360 image (as `render --clip` places them) is "good"; its 6 views nearest the middle are not; a
 /// calibration whose cross-validation ratio is above its limit is not, nor one whose halves differ by 10 px
 /// at a ratio below one.

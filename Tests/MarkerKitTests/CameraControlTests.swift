@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Camera controls as typed by users (issue 29), and a calibration used on a camera in another state.
+/// Camera controls as typed by users, and a calibration used on a camera in another state.
 /// The controls' ioctls are exercised against the simulated camera in the CLI tests.
 @Suite struct CameraControlTests {
     static func control(_ name: String, kind: V4L2Control.Kind, min: Int64 = 0, max: Int64 = 1, step: Int64 = 1, value: Int64 = 0,

@@ -68,7 +68,7 @@ import Testing
     @Test func deviceErrorsSayWhatToDo() {
         #expect(V4L2Device.openError(path: "/dev/video0", errno: EBUSY).description == "camera '/dev/video0' is busy: another program is using it")
         #expect(V4L2Device.openError(path: "/dev/video0", errno: EACCES).description.contains("'video' group"))
-        #expect(V4L2Device.openError(path: "/dev/video9", errno: ENOENT).description.contains("see markerkit capture --list"))
+        #expect(V4L2Device.openError(path: "/dev/video9", errno: ENOENT) == .advised(.missingInput("no camera at '/dev/video9'"), .listCameras))
         let empty = try! TemporaryDirectory()
         #expect(V4L2Device.listing(in: empty.url.path).hasPrefix("no video devices"))
         #expect(V4L2Device.fourccString(V4L2Device.fourcc("YUYV")) == "YUYV")

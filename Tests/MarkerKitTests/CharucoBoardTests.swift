@@ -59,7 +59,7 @@ import Testing
     }
 }
 
-/// Issue 18's print check: a ChArUco sheet as PDF, rasterized at 200 dpi by poppler, is decoded by
+/// The print check: a ChArUco sheet as PDF, rasterized at 200 dpi by poppler, is decoded by
 /// OpenCV 4.6's own ChArUco detection (detectMarkers + interpolateCornersCharuco) with every corner ID,
 /// and neighbouring corners lie one square apart within 0.2 mm.
 @Suite struct CharucoSheetTests {

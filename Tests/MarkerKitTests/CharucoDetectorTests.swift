@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Issue 18's board-corner checks on renders with exact truth: MarkerKit's corners against the truth
+/// Board-corner checks on renders with exact truth: MarkerKit's corners against the truth
 /// and against OpenCV 4.6's interpolateCornersCharuco (without and with the camera matrix) on the same
 /// images. OpenCV 4.6 returns its ChArUco corners half a pixel off (+0.5, +0.5: opencv#25539, fixed in
 /// 2026 by opencv#28380); its corners are compared both as it returns them and with that shift taken

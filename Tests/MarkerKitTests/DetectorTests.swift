@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Issue 3's acceptance on real photos and video: our detector against the ArUco library's own results
+/// Acceptance on real photos and video: our detector against the ArUco library's own results
 /// and against OpenCV's aruco detector on the same frames.
 @Suite struct DetectorTests {
     let detector = MarkerDetector()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Issue 28: the numbers a user or a request gives, fed to the library's own parsing and value types
+/// The numbers a user or a request gives, fed to the library's own parsing and value types
 /// as `generate` and the server's sheet form feed them. Each is accepted or refused with one line
 /// (`invalidArgument`); none traps.
 @Suite struct NumericInputTests {

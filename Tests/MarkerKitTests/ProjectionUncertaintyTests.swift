@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Issue 19: projection uncertainty and projection difference against mrcal (Debian's python3-mrcal,
+/// Projection uncertainty and projection difference against mrcal (Debian's python3-mrcal,
 /// run by Tests/References/mrcal_reference.py on the same corners), and the uncertainty's meaning checked
 /// by simulation.
 @Suite(.serialized) struct ProjectionUncertaintyTests {

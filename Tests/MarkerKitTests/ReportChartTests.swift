@@ -1,7 +1,7 @@
 import Testing
 @testable import MarkerKit
 
-/// The report's charts as a reader sees them (issue 31's list: an axis labelled "0.02, 0.02, 0.01, 0.01,
+/// The report's charts as a reader sees them (before: an axis labelled "0.02, 0.02, 0.01, 0.01,
 /// 0.00"; a distortion field of 4.6 px drawn at its size, invisible).
 @Suite struct ReportChartTests {
     @Test func axisLabelsAreRoundAndDistinct() {

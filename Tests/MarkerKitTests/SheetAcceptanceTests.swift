@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Issue 2's acceptance: what is printed is what was asked for, checked by OpenCV's own detector
+/// Acceptance: what is printed is what was asked for, checked by OpenCV's own detector
 /// on rasterizations made by independent renderers (poppler for PDF, librsvg for SVG).
 @Suite struct SheetAcceptanceTests {
     let a5 = PageSize(name: "A5", width: .mm(148), height: .mm(210))

@@ -5,7 +5,7 @@ import Testing
 /// There is no camera on the build machines: these exercise libv4l2's error paths for real.
 @Suite struct V4L2DeviceTests {
     @Test func anAbsentDeviceSuggestsTheList() {
-        #expect(throws: MarkerKitError.missingInput("no camera at '/dev/video-absent-77' (see markerkit capture --list)")) {
+        #expect(throws: MarkerKitError.advised(.missingInput("no camera at '/dev/video-absent-77'"), .listCameras)) {
             try V4L2Device.capabilities(of: "/dev/video-absent-77")
         }
     }

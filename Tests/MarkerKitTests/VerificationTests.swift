@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import MarkerKit
 
-/// Issue 5's acceptance at test scale (the full runs are in the README): corner accuracy on clean renders,
+/// Acceptance at test scale (the full runs are in the README): corner accuracy on clean renders,
 /// recall against OpenCV and no wrong IDs on sampled renders, calibration recovered from rendered views.
 @Suite struct VerificationTests {
     @Test func cleanRendersCornerAccuracyAgainstOpenCVSubpix() throws {

@@ -106,34 +106,15 @@ public struct DetectorBenchmark {
         ("aruco3", { try OpenCVArucoDetector(aruco3: true, dictionary: dictionary).detect(in: $0) }),
     ] }
 
+    /// Every case asked for, in order: rendered marker scenes, the video, phone photos, MJPEG frames,
+    /// chessboards.
     public func run(video: URL?, progress: (String) -> Void = { _ in }) throws -> Report {
         var report = Report(quick: quick, repeats: repeats, dictionary: dictionary.name, markerCases: [], chessboardCases: [])
-        let sizes: [(Int, Int)] = onlySizes ?? (quick ? [(640, 480), (1920, 1080)] : [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)])
-        let counts = quick ? [0, 10] : [0, 1, 10, 50]
         let renderer = SceneRenderer()
-        for (w, h) in includeMarkers ? sizes : [] {
-            for count in counts {
-                let name = "\(w)x\(h), \(count) marker\(count == 1 ? "" : "s")"
-                progress(name)
-                let scene = try BenchmarkScenes.markers(count: count, width: w, height: h, seed: UInt64(w * 31 + count), dictionary: dictionary)
-                let image = try renderer.render(scene)
-                let truth = try SceneTruth.markers(of: scene)
-                report.markerCases.append(try measure(name: name, images: [image], truths: [truth], dictionary: dictionary))
-                if w == 1920 && count == 10 {
-                    var timings: StageTimings? = StageTimings()
-                    for _ in 0..<repeats { _ = try MarkerDetector(dictionary: dictionary).detect(in: image, workspace: workspace, timings: &timings) }
-                    report.stages = timings!.table
-                }
-            }
-        }
+        if includeMarkers { try runRenderedMarkers(into: &report, renderer: renderer, progress: progress) }
         if includeMarkers, let video {
             progress("video")
-            let source = try VideoFileSource(url: video)
-            var images: [GrayImage] = []
-            var frame = SourcedFrame.empty
-            while images.count < (quick ? 30 : 145), try source.next(into: &frame) { images.append(try Grayscale.image(from: frame.frame)) }
-            report.markerCases.append(try measure(name: "\(video.lastPathComponent) (\(images.count) frames)", images: images, truths: nil,
-                                                  dictionary: .arucoOriginal))
+            report.markerCases.append(try videoCase(video))
         }
         if includePhone {
             for phoneCase in BenchmarkScenes.PhoneCase.allCases {
@@ -148,28 +129,59 @@ public struct DetectorBenchmark {
             progress("MJPEG \(w)x\(h)")
             report.mjpegCases.append(try mjpegCase(width: w, height: h, frames: quick ? 1 : 3, renderer: renderer))
         }
-        if includeChessboards {
-            // Views as a user holds a board for calibration (fills 35-75% of the width, tilted 10-45
-            // degrees), and frames of a room with markers but no board.
-            let views = quick ? 6 : 20
-            progress("chessboard")
-            var verification = try CalibrationVerification(camera: BuiltInCamera.webcam(width: 1920, height: 1080), width: 1920,
-                                                           height: 1080, views: views, seed: 3)
-            verification.noise = 2
-            verification.blur = 0.5
-            var boards: [GrayImage] = [], truths: [[Point2]] = []
-            for var scene in try verification.viewScenes() {
-                scene.degradations.texturedBackground = true
-                scene.degradations.gradient = 0.2
-                boards.append(try renderer.render(scene))
-                truths.append(try SceneTruth.chessboardCorners(of: scene)[0])
-            }
-            report.chessboardCases.append(try measureChessboard(name: "1920x1080, board in view (\(views) views)", images: boards, truths: truths))
-            progress("no chessboard")
-            let empty = try (0..<(quick ? 3 : 10)).map { try renderer.render(BenchmarkScenes.markers(count: 10, width: 1920, height: 1080, seed: UInt64(90 + $0))) }
-            report.chessboardCases.append(try measureChessboard(name: "1920x1080, board not in view (\(empty.count) frames)", images: empty, truths: nil))
-        }
+        if includeChessboards { report.chessboardCases += try chessboardCases(renderer: renderer, progress: progress) }
         return report
+    }
+
+    /// Rendered frames of every size with 0 to 50 markers; the stage timings of 1920x1080 with 10.
+    private func runRenderedMarkers(into report: inout Report, renderer: SceneRenderer, progress: (String) -> Void) throws {
+        let sizes: [(Int, Int)] = onlySizes ?? (quick ? [(640, 480), (1920, 1080)] : [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)])
+        for (w, h) in sizes {
+            for count in quick ? [0, 10] : [0, 1, 10, 50] {
+                let name = "\(w)x\(h), \(count) marker\(count == 1 ? "" : "s")"
+                progress(name)
+                let scene = try BenchmarkScenes.markers(count: count, width: w, height: h, seed: UInt64(w * 31 + count), dictionary: dictionary)
+                let image = try renderer.render(scene)
+                let truth = try SceneTruth.markers(of: scene)
+                report.markerCases.append(try measure(name: name, images: [image], truths: [truth], dictionary: dictionary))
+                if w == 1920 && count == 10 {
+                    var timings: StageTimings? = StageTimings()
+                    for _ in 0..<repeats { _ = try MarkerDetector(dictionary: dictionary).detect(in: image, workspace: workspace, timings: &timings) }
+                    report.stages = timings!.table
+                }
+            }
+        }
+    }
+
+    /// A real video's frames (145, 30 when quick), DICT_ARUCO_ORIGINAL.
+    private func videoCase(_ video: URL) throws -> Case {
+        let source = try VideoFileSource(url: video)
+        var images: [GrayImage] = []
+        var frame = SourcedFrame.empty
+        while images.count < (quick ? 30 : 145), try source.next(into: &frame) { images.append(try Grayscale.image(from: frame.frame)) }
+        return try measure(name: "\(video.lastPathComponent) (\(images.count) frames)", images: images, truths: nil, dictionary: .arucoOriginal)
+    }
+
+    /// Views as a user holds a board for calibration (fills 35-75% of the width, tilted 10-45 degrees), and
+    /// frames of a room with markers but no board.
+    private func chessboardCases(renderer: SceneRenderer, progress: (String) -> Void) throws -> [ChessboardCase] {
+        let views = quick ? 6 : 20
+        progress("chessboard")
+        var verification = try CalibrationVerification(camera: BuiltInCamera.webcam(width: 1920, height: 1080), width: 1920,
+                                                       height: 1080, views: views, seed: 3)
+        verification.noise = 2
+        verification.blur = 0.5
+        var boards: [GrayImage] = [], truths: [[Point2]] = []
+        for var scene in try verification.viewScenes() {
+            scene.degradations.texturedBackground = true
+            scene.degradations.gradient = 0.2
+            boards.append(try renderer.render(scene))
+            truths.append(try SceneTruth.chessboardCorners(of: scene)[0])
+        }
+        let inView = try measureChessboard(name: "1920x1080, board in view (\(views) views)", images: boards, truths: truths)
+        progress("no chessboard")
+        let empty = try (0..<(quick ? 3 : 10)).map { try renderer.render(BenchmarkScenes.markers(count: 10, width: 1920, height: 1080, seed: UInt64(90 + $0))) }
+        return [inView, try measureChessboard(name: "1920x1080, board not in view (\(empty.count) frames)", images: empty, truths: nil)]
     }
 
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }

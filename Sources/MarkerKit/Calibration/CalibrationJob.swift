@@ -83,6 +83,7 @@ public struct CalibrationJob {
     /// `checkpoint` is called after the solve. Either may throw to stop.
     public func run(progress: (Int, Int, String) throws -> Void = { _, _, _ in },
                     checkpoint: () throws -> Void = {}) throws -> Calibrator.Result {
+        try calibrator.model.requireSolvable() // before any image is searched
         let (views, width, height) = try calibrator.findBoards(in: images, jobs: jobs, progress: progress)
         var result = try calibrator.calibrate(views: views, width: width, height: height, name: name)
         result.calibration.camera = camera

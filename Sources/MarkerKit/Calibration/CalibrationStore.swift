@@ -1,7 +1,12 @@
 import Foundation
 
-/// The `Calibrations/` folder: calibrations stored as `NAME.yaml` (OpenCV FileStorage YAML), found by
-/// name, never replaced without `force`.
+/// The calibration store: calibrations stored as `NAME.yaml` (OpenCV FileStorage YAML) in one folder,
+/// found by name, never replaced without `force`.
+///
+/// Which folder (`located(environment:workingDirectory:)`): `$MARKERKIT_CALIBRATIONS`, else a project's
+/// own `Calibrations/` when the working folder has one, else the user's data folder
+/// (`$XDG_DATA_HOME/markerkit/calibrations`, `~/.local/share/...` by default), so that a name stored
+/// from one folder is found from any other.
 ///
 /// A name is the same name however it was typed: it is taken in Unicode NFC (so "caméra" typed with a
 /// precomposed é and with e + U+0301 is one calibration), and everywhere a name comes in (storing,
@@ -10,17 +15,77 @@ public struct CalibrationStore: Sendable {
     /// The name of a calibration made without one.
     public static let defaultName = "camera"
 
-    public let directory: URL
-
-    /// `$MARKERKIT_CALIBRATIONS`, else `Calibrations/` in the working directory.
-    public static var `default`: CalibrationStore {
-        if let path = ProcessInfo.processInfo.environment["MARKERKIT_CALIBRATIONS"], !path.isEmpty {
-            return CalibrationStore(directory: URL(fileURLWithPath: path))
-        }
-        return CalibrationStore(directory: URL(fileURLWithPath: "Calibrations"))
+    /// Why the store is the folder it is.
+    public enum Origin: Sendable, Equatable {
+        /// `$MARKERKIT_CALIBRATIONS` names it.
+        case environment
+        /// The working folder's own `Calibrations/`.
+        case project
+        /// The user's data folder, `$XDG_DATA_HOME/markerkit/calibrations`.
+        case userData
+        /// A folder the caller gave.
+        case given
     }
 
-    public init(directory: URL) { self.directory = directory }
+    /// The store's folder, an absolute path.
+    public let directory: URL
+    public let origin: Origin
+    /// Messages name the folder "the calibration store" and files by their names only, never an absolute
+    /// path: for a store served to a browser.
+    public private(set) var hidesPath = false
+
+    /// The store for this process's environment and working folder.
+    public static var `default`: CalibrationStore {
+        located(environment: ProcessInfo.processInfo.environment, workingDirectory: FileManager.default.currentDirectoryPath)
+    }
+
+    /// `$MARKERKIT_CALIBRATIONS`; else `Calibrations/` in `workingDirectory` when it is a folder; else
+    /// `$XDG_DATA_HOME/markerkit/calibrations` (an absolute `XDG_DATA_HOME`, as the XDG specification
+    /// asks), else `$HOME/.local/share/markerkit/calibrations`; with no home either, the project's folder.
+    public static func located(environment: [String: String], workingDirectory: String) -> CalibrationStore {
+        let working = URL(fileURLWithPath: workingDirectory, isDirectory: true)
+        if let path = environment["MARKERKIT_CALIBRATIONS"], !path.isEmpty {
+            return CalibrationStore(directory: URL(fileURLWithPath: path, relativeTo: working), origin: .environment)
+        }
+        let project = working.appendingPathComponent("Calibrations", isDirectory: true)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: project.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return CalibrationStore(directory: project, origin: .project)
+        }
+        let data: URL? = if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            URL(fileURLWithPath: xdg, isDirectory: true)
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
+        } else {
+            nil
+        }
+        guard let data else { return CalibrationStore(directory: project, origin: .project) }
+        return CalibrationStore(directory: data.appendingPathComponent("markerkit/calibrations", isDirectory: true), origin: .userData)
+    }
+
+    /// A store in `directory` (a relative path is taken from the working folder).
+    public init(directory: URL, origin: Origin = .given) {
+        self.directory = directory.absoluteURL.standardizedFileURL
+        self.origin = origin
+    }
+
+    /// The same store, named in messages without its path.
+    public func hidingPath() -> CalibrationStore {
+        var store = self
+        store.hidesPath = true
+        return store
+    }
+
+    /// Where the store is and why, as `calibrations list` says it.
+    public var whereabouts: String {
+        let why = switch origin {
+        case .environment: "named by MARKERKIT_CALIBRATIONS"
+        case .project: "the working folder's own Calibrations/"
+        case .userData: "your data folder; a Calibrations/ folder where you work, or MARKERKIT_CALIBRATIONS, is used instead"
+        case .given: "the given folder"
+        }
+        return "\(shownDirectory) (\(why))"
+    }
 
     /// The extensions a stored calibration may have.
     static let extensions = ["yaml", "yml", "xml", "json"]
@@ -104,16 +169,16 @@ public struct CalibrationStore: Sendable {
         return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 
-    /// The store's folder as messages name it: as given when relative, else "the calibration store"
-    /// (an absolute path is not shown, to a browser least of all).
+    /// The store's folder as messages name it: its absolute path, or "the calibration store" for a store
+    /// that hides its path.
     public var shownDirectory: String {
-        directory.relativePath.hasPrefix("/") ? "the calibration store" : "\(directory.relativePath)/"
+        hidesPath ? "the calibration store" : directory.path + "/"
     }
 
-    /// A file in the store as messages name it: `Calibrations/NAME.yaml` for a store given as a relative
-    /// path, else `NAME.yaml` (relative to the store).
+    /// A file in the store as messages name it: its absolute path, or only its name for a store that
+    /// hides its path.
     public func shown(_ file: URL) -> String {
-        directory.relativePath.hasPrefix("/") ? file.lastPathComponent : directory.appendingPathComponent(file.lastPathComponent).relativePath
+        hidesPath ? file.lastPathComponent : file.path
     }
 
     /// The file a name is stored in: the one that exists (any of the store's extensions), else `NAME.yaml`,

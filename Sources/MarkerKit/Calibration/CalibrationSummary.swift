@@ -36,7 +36,7 @@ public enum CalibrationSummary {
         if let camera = c.camera {
             lines.append("  taken with \(camera.summary)" + (camera.stablePath.map { " (\($0))" } ?? ""))
             if camera.focusMoved, let range = camera.focusRange {
-                lines.append("  warning: the focus moved from \(range[0]) to \(range[1]) while the views were taken: the calibration mixes focus states (capture again without --no-lock)")
+                lines.append("  warning: the focus moved from \(range[0]) to \(range[1]) while the views were taken: the calibration mixes focus states (capture again with the focus held)")
             }
         }
         if let p = c.provenance, !p.calibrationTime.isEmpty { lines.append("  calibrated \(p.calibrationTime) by \(p.generator)") }

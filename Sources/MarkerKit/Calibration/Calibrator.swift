@@ -167,6 +167,25 @@ public struct Calibrator: Sendable {
     /// Calibrates from the views with a board; throws with a clear reason when it cannot be trusted.
     public func calibrate(views input: [View], width: Int, height: Int, name: String) throws -> Result {
         var views = input
+        try requireEnoughViews(views)
+        let points = (0..<(target.innerColumns * target.innerRows)).map(target.point(of:))
+        let solved = try solveDroppingOutliers(&views, points: points, width: width, height: height)
+        let used = record(solved, in: &views)
+        let (k, d, sd) = try intrinsics(of: solved.result)
+        let c = solved.result
+        var provenance = CameraCalibration.Provenance(
+            calibrationTime: ISO8601DateFormatter().string(from: Date()), views: used, boardColumns: target.innerColumns,
+            boardRows: target.innerRows, squareSize: target.square.millimetres, units: "mm", flags: Int(c.flags), rms: c.rms,
+            perViewErrors: views.compactMap { $0.status == .used ? $0.rms : nil }, stdDeviations: sd, detector: detectorSummary)
+        provenance.coverage = try ViewCoverage(views: views.filter { $0.status == .used }, boardPoints: points, width: width, height: height)
+        var calibration = try CameraCalibration(name: name, model: model, cameraMatrix: k, distortion: d, imageWidth: width,
+                                                imageHeight: height, provenance: provenance)
+        calibration.projectionCovariance = try projectionCovariance(of: calibration, views: views, points: points)
+        return Result(calibration: calibration, views: views, boardPoints: points)
+    }
+
+    /// Three views with the board at least, or why there are not.
+    private func requireEnoughViews(_ views: [View]) throws {
         let found = views.filter { $0.status == .used }.count
         guard found > 0 else {
             if case .charuco(let board) = target {
@@ -180,9 +199,14 @@ public struct Calibrator: Sendable {
         guard found >= 3 else {
             throw MarkerKitError.badInput("only \(found) image\(found == 1 ? " shows" : "s show") the board: calibration needs at least 3 views (10 or more, tilted in different directions, are better)")
         }
-        let points = (0..<(target.innerColumns * target.innerRows)).map(target.point(of:))
-        var solved = try solve(views: views, points: points, width: width, height: height)
-        // Drop outliers once, then solve again.
+    }
+
+    /// The solve; views whose RMS is far above the median (`outlierFactor`) are marked outliers once and
+    /// the rest solved again.
+    private func solveDroppingOutliers(_ views: inout [View], points: [(Double, Double, Double)], width: Int, height: Int) throws
+        -> (result: cvb_calibration, perView: [Double], rvecs: [Double], tvecs: [Double]) {
+        let found = views.filter { $0.status == .used }.count
+        let solved = try solve(views: views, points: points, width: width, height: height)
         let errors = Array(zip(views.indices.filter { views[$0].status == .used }, solved.perView))
         let median = errors.map(\.1).sorted()[errors.count / 2]
         let limit = max(outlierFactor * median, median + 0.5)
@@ -191,12 +215,15 @@ public struct Calibrator: Sendable {
             views[index].status = .outlier(rms: rms)
             dropped += 1
         }
-        if dropped > 0 {
-            guard found - dropped >= 3 else {
-                throw MarkerKitError.badInput("after dropping \(dropped) outlier view\(dropped == 1 ? "" : "s") fewer than 3 remain: take more images")
-            }
-            solved = try solve(views: views, points: points, width: width, height: height)
+        guard dropped > 0 else { return solved }
+        guard found - dropped >= 3 else {
+            throw MarkerKitError.badInput("after dropping \(dropped) outlier view\(dropped == 1 ? "" : "s") fewer than 3 remain: take more images")
         }
+        return try solve(views: views, points: points, width: width, height: height)
+    }
+
+    /// Each used view's RMS and pose from the solve; the number of views used.
+    private func record(_ solved: (result: cvb_calibration, perView: [Double], rvecs: [Double], tvecs: [Double]), in views: inout [View]) -> Int {
         var used = 0
         for index in views.indices where views[index].status == .used {
             views[index].rms = solved.perView[used]
@@ -204,7 +231,12 @@ public struct Calibrator: Sendable {
             views[index].tvec = Array(solved.tvecs[(3 * used)..<(3 * used + 3)])
             used += 1
         }
-        let c = solved.result
+        return used
+    }
+
+    /// The camera matrix, distortion and standard deviations of a solve, refused when the solve diverged or
+    /// the views leave the focal length loose (`maxFocalUncertainty`).
+    private func intrinsics(of c: cvb_calibration) throws -> (k: [Double], d: [Double], sd: [Double]) {
         let k = withUnsafeBytes(of: c.camera_matrix) { Array($0.bindMemory(to: Double.self)) }
         // opencv4 is opencv5 solved with k3 fixed at zero: its first four coefficients.
         let d = withUnsafeBytes(of: c.distortion) { Array($0.bindMemory(to: Double.self).prefix(min(Int(c.distortion_count), model.distortionCount))) }
@@ -213,18 +245,12 @@ public struct Calibrator: Sendable {
             throw MarkerKitError.badInput("the solve diverged (NaN or negative focal length): the views do not constrain the camera; take tilted views that fill the image")
         }
         if sd.count >= 2, sd[0] / k[0] > maxFocalUncertainty || sd[1] / k[4] > maxFocalUncertainty || !sd[0].isFinite {
-            let lens = model == .fisheye ? "" : String(format: "; or the %@ model cannot follow the lens (RMS %.2f px): with a wide-angle lens try --model fisheye", model.rawValue, c.rms)
-            throw MarkerKitError.badInput(String(format: "the views are too similar to constrain the focal length (fx %.1f ± %.1f px): tilt the board in different directions, about 30-45°", k[0], sd[0]) + lens)
+            let similar = MarkerKitError.badInput(String(format: "the views are too similar to constrain the focal length (fx %.1f ± %.1f px): tilt the board in different directions, about 30-45°", k[0], sd[0]))
+            guard model != .fisheye else { throw similar }
+            let lens = String(format: "%@; or the %@ model cannot follow the lens (RMS %.2f px): with a wide-angle lens", similar.description, model.rawValue, c.rms)
+            throw MarkerKitError.advised(.badInput(lens), .lensModel(CameraCalibration.Model.fisheye.rawValue))
         }
-        var provenance = CameraCalibration.Provenance(
-            calibrationTime: ISO8601DateFormatter().string(from: Date()), views: used, boardColumns: target.innerColumns,
-            boardRows: target.innerRows, squareSize: target.square.millimetres, units: "mm", flags: Int(c.flags), rms: c.rms,
-            perViewErrors: views.compactMap { $0.status == .used ? $0.rms : nil }, stdDeviations: sd, detector: detectorSummary)
-        provenance.coverage = try ViewCoverage(views: views.filter { $0.status == .used }, boardPoints: points, width: width, height: height)
-        var calibration = try CameraCalibration(name: name, model: model, cameraMatrix: k, distortion: d, imageWidth: width,
-                                                imageHeight: height, provenance: provenance)
-        calibration.projectionCovariance = try projectionCovariance(of: calibration, views: views, points: points)
-        return Result(calibration: calibration, views: views, boardPoints: points)
+        return (k, d, sd)
     }
 
     /// How the corners were found, as the calibration file records it.
@@ -270,7 +296,7 @@ public struct Calibrator: Sendable {
         case .opencv4, .opencv5: bridgeModel = CVB_MODEL_OPENCV5
         case .opencv8: bridgeModel = CVB_MODEL_OPENCV8
         case .fisheye: bridgeModel = CVB_MODEL_FISHEYE
-        default: throw MarkerKitError.invalidArgument("a calibration solves for opencv4, opencv5, opencv8 or fisheye only")
+        case .pinhole: try model.requireSolvable(); bridgeModel = CVB_MODEL_OPENCV5 // refused
         }
         if fixK3, model != .opencv5, model != .opencv4 {
             throw MarkerKitError.invalidArgument("fixing k3 applies to the opencv5 model (opencv4 has no k3)")

@@ -141,12 +141,12 @@ public struct CrossValidation: Codable, Sendable, Equatable {
             guard modelTooLean else {
                 return "cross-validation: \(figures)" + (halvesDisagree ? loose : "; the lens did not move measurably with the focus and the \(model) model follows it")
             }
-            return "cross-validation: \(figures), more than \(Int(Self.limit)) times what noise explains: the lens moved with the focus, so this calibration holds at no one focus (capture again with the focus held: without --no-lock)"
+            return "cross-validation: \(figures), more than \(Int(Self.limit)) times what noise explains: the lens moved with the focus, so this calibration holds at no one focus (capture again with the focus held)"
         }
         guard modelTooLean else { return "cross-validation: \(figures)" + (halvesDisagree ? loose : "; the \(model) model follows this lens") }
-        let advice = richerModel.map { ": calibrate with --model \($0)" }
+        let advice = richerModel.map { ": calibrate with the lens model \($0)" }
             ?? " (no richer model here; with few views a rich model also wanders where they do not pin it: take more views"
-            + (model == "fisheye" ? ")" : ", or try --model fisheye for a wide-angle lens)")
+            + (model == "fisheye" ? ")" : ", or try the fisheye model for a wide-angle lens)")
         return "cross-validation: \(figures), more than \(Int(Self.limit)) times what noise explains: the \(model) model does not follow this lens" + advice
     }
 }

@@ -34,6 +34,26 @@ public struct CameraCalibration: Sendable, Equatable {
             }
         }
 
+        /// The models a calibration solves for (`Calibrator`): every one but `pinhole`, which has no
+        /// distortion to solve for and which no camera with a lens quite has.
+        public static let solvable: [Model] = [.opencv5, .opencv4, .opencv8, .fisheye]
+
+        /// A model a calibration solves for, by name; any other name refused with the list.
+        public static func solvable(named name: String) throws -> Model {
+            guard let model = Model(rawValue: name.lowercased()), solvable.contains(model) else { throw unsolvable(name) }
+            return model
+        }
+
+        /// Refuses a model a calibration does not solve for, naming those it does.
+        public func requireSolvable() throws {
+            guard Self.solvable.contains(self) else { throw Self.unsolvable(rawValue) }
+        }
+
+        private static func unsolvable(_ name: String) -> MarkerKitError {
+            let names = solvable.map(\.rawValue)
+            return .invalidArgument("a calibration solves for the lens models \(names.dropLast().joined(separator: ", ")) or \(names.last!), not '\(name.prefix(40))'")
+        }
+
         /// The pinhole model with this many OpenCV coefficients.
         static func pinholeModel(coefficients: Int) -> Model? {
             switch coefficients {

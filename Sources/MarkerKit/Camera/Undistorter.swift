@@ -14,19 +14,22 @@ public struct Undistorter: Sendable {
 
     /// The camera matrix of undistorted images of this size.
     public func newCameraMatrix(width: Int, height: Int) throws -> [Double] {
+        try newCameraMatrix(try calibration.fitted(width: width, height: height), width: width, height: height)
+    }
+
+    private func newCameraMatrix(_ c: CameraCalibration, width: Int, height: Int) throws -> [Double] {
         var k = [Double](repeating: 0, count: 9)
-        let c = calibration
         try Bridge.check(cvb_optimal_camera_matrix(c.cameraMatrix, c.distortion, Int32(c.distortion.count), c.bridgeModel,
                                                    Int32(width), Int32(height), alpha, &k))
         return k
     }
 
+    /// The picture without the lens's distortion; a picture of another size than the calibration's is
+    /// undistorted with the intrinsics scaled when it has the same aspect ratio, else refused
+    /// (`CalibrationFit`).
     public func undistort(_ frame: Frame) throws -> Frame {
-        let c = calibration
-        if c.imageWidth > 0, (c.imageWidth, c.imageHeight) != (frame.width, frame.height) {
-            throw MarkerKitError.badInput("the image is \(frame.width)x\(frame.height) but calibration '\(c.name)' is for \(c.imageWidth)x\(c.imageHeight)")
-        }
-        let k = try newCameraMatrix(width: frame.width, height: frame.height)
+        let c = try calibration.fitted(width: frame.width, height: frame.height)
+        let k = try newCameraMatrix(c, width: frame.width, height: frame.height)
         var out = [UInt8](repeating: 0, count: frame.bytes.count)
         let status = frame.bytes.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { target in

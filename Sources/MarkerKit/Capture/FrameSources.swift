@@ -49,7 +49,7 @@ public enum FrameSources {
         let catalog = InputCatalog(paths: [name])
         if let problem = catalog.problems.first {
             if case .missingInput = problem, !FileManager.default.fileExists(atPath: name) {
-                throw MarkerKitError.missingInput("no camera, video or image folder at '\(name)' (see markerkit capture --list)")
+                throw MarkerKitError.advised(.missingInput("no camera, video or image folder at '\(name)'"), .listCameras)
             }
             throw problem
         }

@@ -145,7 +145,7 @@ public final class V4L2Camera: FrameSource {
         -> (PixelConversion.CameraFormat, Int, Int, Int) {
         let caps = try V4L2Device.capabilities(fd: fd, path: path)
         guard caps.canCapture, caps.canStream else {
-            throw MarkerKitError.badInput("'\(path)' (\(caps.card)) cannot stream video capture (see markerkit capture --list)")
+            throw MarkerKitError.advised(.badInput("'\(path)' (\(caps.card)) cannot stream video capture"), .listCameras)
         }
         let chosen = try choose(format: requested, size: size, offered: V4L2Device.formats(fd: fd), path: path)
         var f = v4l2_format()
@@ -170,7 +170,7 @@ public final class V4L2Camera: FrameSource {
         }
         guard cv4l2_set_format(fd, &f) == 0 else { throw ioctlError("set the format of", path, errno) }
         if let (w, h) = size, (Int(f.fmt.pix.width), Int(f.fmt.pix.height)) != (w, h) {
-            throw MarkerKitError.badInput("camera '\(path)' cannot deliver \(w)x\(h) in \(chosen.rawValue.uppercased()); it offered \(f.fmt.pix.width)x\(f.fmt.pix.height) (see markerkit capture --list)")
+            throw MarkerKitError.advised(.badInput("camera '\(path)' cannot deliver \(w)x\(h) in \(chosen.rawValue.uppercased()); it offered \(f.fmt.pix.width)x\(f.fmt.pix.height)"), .listCameras)
         }
         if let fps {
             var parameters = v4l2_streamparm()
@@ -238,7 +238,7 @@ public final class V4L2Camera: FrameSource {
         for candidate in [PixelConversion.CameraFormat.yuyv, .mjpeg, .grey] {
             if let info = offered.first(where: { $0.fourcc == code(candidate) }), holds(info) { return candidate }
         }
-        if let (w, h) = size { throw MarkerKitError.badInput("camera '\(path)' offers no \(w)x\(h) in YUYV, MJPEG or GREY (see markerkit capture --list)") }
+        if let (w, h) = size { throw MarkerKitError.advised(.badInput("camera '\(path)' offers no \(w)x\(h) in YUYV, MJPEG or GREY"), .listCameras) }
         throw MarkerKitError.badInput("camera '\(path)' offers none of YUYV, MJPEG, GREY (it offers \(names.isEmpty ? "nothing" : names))")
     }
 

@@ -219,7 +219,7 @@ public struct V4L2Controls {
             let controls = all()
             guard let control = controls.first(where: { $0.name == name }) else {
                 let names = controls.filter { !$0.readOnly }.map(\.name).joined(separator: ", ")
-                throw MarkerKitError.invalidArgument("camera '\(path)' has no control '\(name)'; it has \(names.isEmpty ? "none" : names) (see markerkit capture --list)")
+                throw MarkerKitError.advised(.invalidArgument("camera '\(path)' has no control '\(name)'; it has \(names.isEmpty ? "none" : names)"), .listCameras)
             }
             try set(control, to: try control.value(from: text))
             applied.append(control)
@@ -231,7 +231,7 @@ public struct V4L2Controls {
     public static func split(_ setting: String) throws -> (name: String, value: String) {
         let parts = setting.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw MarkerKitError.invalidArgument("--set \(setting): write a control as NAME=VALUE, e.g. --set focus_automatic_continuous=0 (see markerkit capture --list)")
+            throw MarkerKitError.advised(.invalidArgument("'\(setting)': write a control as NAME=VALUE, e.g. focus_automatic_continuous=0"), .listCameras)
         }
         return (parts[0].trimmingCharacters(in: .whitespaces), String(parts[1]))
     }

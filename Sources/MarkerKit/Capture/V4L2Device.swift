@@ -45,7 +45,7 @@ public struct V4L2Device: Sendable {
         guard cv4l2_query_capability(fd, &capability) == 0 else {
             let code = errno
             if code == ENOTTY || code == EINVAL {
-                throw MarkerKitError.badInput("'\(path)' is not a V4L2 video device (see markerkit capture --list)")
+                throw MarkerKitError.advised(.badInput("'\(path)' is not a V4L2 video device"), .listCameras)
             }
             throw MarkerKitError.badInput("cannot query '\(path)': \(String(cString: strerror(code)))")
         }
@@ -181,9 +181,9 @@ public struct V4L2Device: Sendable {
     static func openError(path: String, errno code: Int32) -> MarkerKitError {
         switch code {
         case ENOENT, ENXIO, ENODEV:
-            return .missingInput("no camera at '\(path)' (see markerkit capture --list)")
+            return .advised(.missingInput("no camera at '\(path)'"), .listCameras)
         case ENOTTY, EINVAL:
-            return .badInput("'\(path)' is not a V4L2 video device (see markerkit capture --list)")
+            return .advised(.badInput("'\(path)' is not a V4L2 video device"), .listCameras)
         case EBUSY:
             return .badInput("camera '\(path)' is busy: another program is using it")
         case EACCES, EPERM:

@@ -25,11 +25,17 @@ public enum InputRange {
     /// "WxH" or "COLUMNSxROWS" in `range` each, or the one-line refusal naming `shape` and the range
     /// ("'0x0' is not WIDTHxHEIGHT in pixels (16-8192 each), such as 1280x720").
     public static func pair(_ text: String, in range: ClosedRange<Int>, shape: String, example: String) throws -> (Int, Int) {
-        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let a = Int(parts[0].trimmingCharacters(in: .whitespaces)), let b = Int(parts[1].trimmingCharacters(in: .whitespaces)),
-              range.contains(a), range.contains(b) else {
+        guard let (first, second) = halves(text), let a = Int(first), let b = Int(second), range.contains(a), range.contains(b) else {
             throw MarkerKitError.invalidArgument("'\(text)' is not \(shape) (\(range.lowerBound)-\(range.upperBound) each), such as \(example)")
         }
         return (a, b)
+    }
+
+    /// The two sides of "AxB" (any case, spaces around each side dropped), or nil when it is not two
+    /// sides: the one place a "WxH" is split, for pixel sizes, board and grid counts and page sizes.
+    public static func halves(_ text: String) -> (String, String)? {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        return (parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
     }
 }

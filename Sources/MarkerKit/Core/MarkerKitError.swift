@@ -18,6 +18,8 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
     case interrupted(String)
     /// A camera that went away while streaming (unplugged, its driver reset): what was saved stays.
     case cameraLost(String)
+    /// A failure and what the user can do about it, which each front end words for its own users.
+    indirect case advised(MarkerKitError, Remedy)
 
     public var description: String {
         switch self {
@@ -26,6 +28,8 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
             return m
         case .outputExists(let path):
             return "'\(path)' exists (not replaced)"
+        case .advised(let error, let remedy):
+            return "\(error.description); \(remedy.description)"
         }
     }
 
@@ -43,6 +47,7 @@ public enum MarkerKitError: Error, CustomStringConvertible, Equatable {
         case .cannotWrite, .outputExists: return 73 // EX_CANTCREAT
         case .cameraLost: return 74       // EX_IOERR
         case .interrupted: return 130     // 128 + SIGINT, as shells report Ctrl-C
+        case .advised(let error, _): return error.exitCode
         }
     }
 }

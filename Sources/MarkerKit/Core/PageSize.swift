@@ -50,16 +50,16 @@ public struct PageSize: Equatable, Sendable, CustomStringConvertible {
             self = preset
             return
         }
-        let parts = trimmed.lowercased().split(separator: "x", omittingEmptySubsequences: false).map(String.init)
         let names = try PageSize.presets().map(\.name).joined(separator: ", ")
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty, parts[0].first!.isNumber || parts[0].first == "." else {
+        guard let (widthPart, heightPart) = InputRange.halves(trimmed), !widthPart.isEmpty, !heightPart.isEmpty,
+              widthPart.first!.isNumber || widthPart.first == "." else {
             throw MarkerKitError.invalidArgument("unknown page '\(text)': use one of \(names), or WxH with a unit such as 200x300mm")
         }
         // "200x300mm": the unit written once, after the height, applies to both sides.
-        let (_, heightUnit) = Length.split(parts[1])
-        let widthText = Length.split(parts[0]).1.isEmpty ? parts[0] + heightUnit : parts[0]
+        let (_, heightUnit) = Length.split(heightPart)
+        let widthText = Length.split(widthPart).1.isEmpty ? widthPart + heightUnit : widthPart
         let width = try Length.positive(widthText, what: "page width in '\(text)'")
-        let height = try Length.positive(parts[1], what: "page height in '\(text)'")
+        let height = try Length.positive(heightPart, what: "page height in '\(text)'")
         self.init(width: width, height: height)
     }
 

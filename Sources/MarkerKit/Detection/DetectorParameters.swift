@@ -8,16 +8,13 @@ public struct DetectorParameters: Sendable, Equatable {
     /// reduced size, by a whole factor (ArUco 3's idea); candidates are mapped back, refined and read at
     /// full resolution. 0: never.
     public var maxSearchSide: Int = 960
-    /// The largest reduction: 2 keeps a 20 px marker 10 px wide in the search (measured: by 4, 4K frames
-    /// lost 6% of their 20-40 px markers; by 2, none against OpenCV).
+    /// The largest reduction: 2 keeps a 20 px marker 10 px wide in the search (why not 4: docs/MEASUREMENTS.md,
+    /// "Why the detector's parameters are what they are").
     public var maxSearchFactor: Int = 2
     /// The threshold windows on a reduced frame (one pass: the reduction already evens out sizes). 11
     /// (22 px at full size, OpenCV's largest is 23): a window narrower than a cell marks only a band along
     /// each edge of a marker's border, and with optical blur of 2-4 px that band is a thin ring broken by
-    /// noise, whose outline is no 4-gon. With 7, of the markers of 100 px and more in 1000 phone renders
-    /// (`verify markers --profile phone --renders 1000 --seed 7`) 31 that OpenCV found were lost, 28 of them
-    /// blurred by 2 px or more; with 11 all 31 are read, and the real photos at 5 scales give the same.
-    /// Costs more contours on textured backgrounds (1080p with no marker: 0.37 to 0.73 ms).
+    /// noise, whose outline is no 4-gon (the figures: docs/MEASUREMENTS.md, as above).
     public var reducedThresholdWindows: [Int] = [11]
     /// On a frame searched at reduced size, dark blobs of the search up to this many full-size pixels
     /// across where no marker was read are searched again at full resolution (`LocalSearch`): markers of
@@ -32,9 +29,7 @@ public struct DetectorParameters: Sendable, Equatable {
     /// Candidate edges are moved this far outwards (in search pixels) before they are read. The contour
     /// runs through the dark pixels along a marker's edge, on average half a pixel inside it; at half
     /// size that is a pixel at full size, which puts a 20 px marker's cells a third of a cell off and
-    /// leaves too little border for the corner fit. Measured: at 1920x1080 with 50 markers 49 found
-    /// instead of 47; `verify markers --renders 1000 --seed 7` recall 77.3% instead of 76.8% and corner
-    /// RMSE 0.200 px instead of 0.275 px; ArUco's test video 812 detections instead of 810. OpenCV: none.
+    /// leaves too little border for the corner fit (docs/MEASUREMENTS.md, as above). OpenCV: none.
     public var contourOutset: Double = 0.5
     /// Polygon approximation tolerance, relative to the contour's length. OpenCV: 0.03.
     public var polygonAccuracyRate: Double = 0.03
@@ -54,21 +49,19 @@ public struct DetectorParameters: Sendable, Equatable {
     /// Pixels per cell in the unwarped square. OpenCV: 4.
     public var pixelsPerCell: Int = 8
     /// Part of each cell's side ignored at its edges when sampling. OpenCV: 0.13; a wider margin reads
-    /// small, steep, blurred markers better (measured on the ArUco test video: 7 more detections, and the
-    /// one OpenCV detection 0.13 missed).
+    /// small, steep, blurred markers better (docs/MEASUREMENTS.md, as above).
     public var cellMarginRate: Double = 0.25
     /// Unwarped squares with less contrast (standard deviation of gray values) are refused. OpenCV: 5.
     public var minContrast: Double = 5
     /// Border cells that may read white, relative to the 24 border cells. OpenCV: 0.35; stricter here
-    /// because the code corrects no errors, so the border is the main guard against false markers (0.35
-    /// let a low-contrast patch of the ArUco test video read as ID 0).
+    /// because the code corrects no errors, so the border is the main guard against false markers.
     public var maxBorderErrorRate: Double = 0.25
     /// Refine corners to sub-pixel precision by fitting the marker's outer edges; candidates with a clean
     /// border are read again from their refined corners.
     public var refineCorners: Bool = true
     /// The least sure data cell must be at least this sure (0: any majority, 1: unanimous). The code
     /// corrects no errors, so a cell read on a coin toss is refused rather than risk another valid ID
-    /// (measured: steep, blurred markers at 70-75 degrees read as other IDs by OpenCV and by 0).
+    /// (steep, blurred markers at 70-75 degrees read as other IDs at 0).
     public var minCellConfidence: Double = 0.5
     /// Data cells read less surely than `minCellConfidence` that a read may have, when no value of them
     /// gives another marker (see `CodeReader`). Dictionaries whose codes are farther apart allow more

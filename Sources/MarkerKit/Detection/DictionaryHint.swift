@@ -30,19 +30,17 @@ public enum DictionaryHint {
         }.map(\.element)
     }
 
-    /// The line for an image file that gave no marker; nil when no other dictionary reads one there, or
-    /// when the image cannot be read a second time (a hint that cannot be had is no error).
-    public static func line(forImageAt url: URL, asked: MarkerDictionary) -> String? {
-        guard let image = try? GrayImage(contentsOf: url), let readings = try? readings(in: image, besides: asked) else { return nil }
-        return line(readings, asked: asked)
+    /// The readings of an image file that gave no marker; none when the image cannot be read a second
+    /// time (a hint that cannot be had is no error).
+    public static func readings(forImageAt url: URL, besides asked: MarkerDictionary) -> [Reading] {
+        guard let image = try? GrayImage(contentsOf: url), let readings = try? readings(in: image, besides: asked) else { return [] }
+        return readings
     }
 
     /// One line naming them, nil when there are none: "0 markers of DICT_ARUCO_ORIGINAL; DICT_4X4_50 reads
-    /// 12 (--dictionary 4x4_50), DICT_APRILTAG_16h5 reads 1".
+    /// 12, DICT_APRILTAG_16h5 reads 1".
     public static func line(_ readings: [Reading], asked: MarkerDictionary) -> String? {
-        guard let first = readings.first else { return nil }
-        let rest = readings.dropFirst().map { "\($0.dictionary.name) reads \($0.markers)" }
-        return "0 markers of \(asked.name); \(first.dictionary.name) reads \(first.markers) (--dictionary \(first.dictionary.shortName))"
-            + rest.map { ", " + $0 }.joined()
+        guard !readings.isEmpty else { return nil }
+        return "0 markers of \(asked.name); " + readings.map { "\($0.dictionary.name) reads \($0.markers)" }.joined(separator: ", ")
     }
 }

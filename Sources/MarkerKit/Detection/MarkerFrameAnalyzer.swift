@@ -2,7 +2,10 @@
 /// pixel coordinates, poses from the calibration, optionally the annotated picture.
 public struct MarkerFrameAnalyzer {
     public var detector = MarkerDetector()
-    public var poseEstimator: MarkerPoseEstimator?
+    /// Poses from this calibration; pictures of another size get it scaled or refused (`CalibrationFit`).
+    public var poseEstimator: MarkerPoseEstimator? { didSet { fitted = nil } }
+    /// The estimator fitted to the last picture's size, kept while pictures keep that size.
+    private var fitted: (width: Int, height: Int, estimator: MarkerPoseEstimator)?
     /// A ChArUco board whose corners are looked for near its markers (its dictionary is the detector's).
     public var board: CharucoDetector?
     /// Display turn/mirror applied before detection; reported corners are mapped back to the sensor.
@@ -25,6 +28,7 @@ public struct MarkerFrameAnalyzer {
     /// The result, and the annotated frame (as displayed) when `annotate` is set.
     public mutating func analyze(_ sourced: SourcedFrame, annotate: Bool) throws -> (DetectionReport.FrameResult, Frame?) {
         let sensor = sourced.frame
+        let poseEstimator = try estimator(width: sensor.width, height: sensor.height)
         let turn = transform.flatMap { $0.isIdentity ? nil : $0 }
         if let turn {
             turn.apply(sensor, into: &turned)
@@ -60,6 +64,15 @@ public struct MarkerFrameAnalyzer {
                                                  dictionary: detector.dictionary, markers: reported, orientation: sourced.orientation)
         if let board { result.board = DetectionReport.BoardCorners(type: "charuco", total: board.board.corners.count, corners: boardCorners) }
         return (result, annotated)
+    }
+
+    /// The pose estimator for pictures of this size, fitted once while the size stays.
+    private mutating func estimator(width: Int, height: Int) throws -> MarkerPoseEstimator? {
+        guard let poseEstimator else { return nil }
+        if let fitted, fitted.width == width, fitted.height == height { return fitted.estimator }
+        let estimator = try poseEstimator.fitted(width: width, height: height)
+        fitted = (width, height, estimator)
+        return estimator
     }
 
     static func bgr(_ frame: Frame) throws -> Frame {

@@ -35,6 +35,12 @@ public struct MarkerPoseEstimator: Sendable {
         self.side = side
     }
 
+    /// The estimator for pictures of `width` x `height`: the calibration scaled to them, or refused, by
+    /// the rule of `CalibrationFit`.
+    public func fitted(width: Int, height: Int) throws -> MarkerPoseEstimator {
+        MarkerPoseEstimator(calibration: try calibration.fitted(width: width, height: height), side: side)
+    }
+
     public func pose(of marker: MarkerDetection) throws -> MarkerPose {
         let c = marker.quad
         // Corners and results in tuples: no arrays.

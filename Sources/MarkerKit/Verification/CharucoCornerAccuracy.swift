@@ -91,7 +91,7 @@ extension CharucoCornerAccuracy {
     /// truth.json.
     public static func measure(truth: RenderTruthFile, folder: URL, checkpoint: () throws -> Void = {}) throws -> CharucoCornerAccuracy {
         guard let spec = truth.board else {
-            throw MarkerKitError.badInput("the truth file holds no board: render one with 'markerkit render --board'")
+            throw MarkerKitError.advised(.badInput("the truth file holds no board"), .renderBoard)
         }
         let board = try spec.charucoBoard(), camera = try truth.calibration()
         let renders = try truth.scenes.map { scene -> (image: GrayImage, truth: SceneTruth.CharucoCorners) in

@@ -1,7 +1,7 @@
 import CVBridge
 import Foundation
 
-/// Phone photos of printed markers (issue 16), the renders `--profile phone` makes: 8 and 12 MP,
+/// Phone photos of printed markers, the renders `--profile phone` makes: 8 and 12 MP,
 /// portrait and landscape, through a phone's wide lens (`BuiltInCamera.phone`); several markers of 20 to
 /// 250 px, each on a card (stickers on objects) or all on one sheet filling the view, with print beside
 /// many of them closer than a marker's usual quiet zone (gray patches, text, a second marker); and what a
@@ -77,11 +77,26 @@ public struct PhoneSceneSampler: SceneSampler {
         let (width, height) = sizes[pick(sizes.count)]
         let camera = BuiltInCamera.phone(width: width, height: height)
         let onSheet = random.unit() < 0.5
+        let (targets, infos) = try placeGroups(camera: camera, width: width, height: height, onSheet: onSheet)
+        guard !infos.isEmpty else { return nil }
+        let truth = try SceneTruth.markers(of: Scene(camera: camera, width: width, height: height, targets: targets))
+        let d = degradations(onSheet: onSheet, truth: truth, width: width, height: height)
+        let scene = Scene(camera: camera, width: width, height: height, targets: targets, degradations: d, seed: random.next())
+        let markers = zip(truth, infos).map { marker, info in
+            SampledScene.Marker(truth: marker, tiltDegrees: Self.tilt(marker.pose), beside: info.beside, quietZone: info.quietZone)
+        }
+        return SampledScene(scene: scene, markers: markers)
+    }
+
+    /// The groups of markers (with what is printed beside them) placed in the view: on one sheet filling
+    /// it (its paper is the background), or on cards each at its own angle; each group tried 30 times
+    /// for a place in view, clear of the others, facing the camera, every marker 6 px or more.
+    private mutating func placeGroups(camera: CameraCalibration, width: Int, height: Int, onSheet: Bool) throws
+        -> (targets: [Target], infos: [(beside: NearbyPrint?, quietZone: Double?)]) {
         var used: Set<Int> = []
         var targets: [Target] = []
         var infos: [(beside: NearbyPrint?, quietZone: Double?)] = []
         var boxes: [(Double, Double, Double, Double)] = []
-        // One sheet filling the view (its paper is the background), or cards each at its own angle.
         let sheet = try MarkerSceneSampler.pose(camera: camera, at: (Double(width) * uniform(0.4...0.6), Double(height) * uniform(0.4...0.6)),
                                                 depth: 400, tiltDegrees: uniform(tiltRange), tiltAxis: uniform(0...(2 * Double.pi)), spin: 0)
         let wanted = groups.lowerBound + pick(groups.count)
@@ -125,8 +140,13 @@ public struct PhoneSceneSampler: SceneSampler {
                 break
             }
         }
-        guard !infos.isEmpty else { return nil }
+        return (targets, infos)
+    }
 
+    /// The picture's conditions: print contrast, background, lighting (gradient, vignetting, a shadow
+    /// near a marker four times in ten), blur, motion blur, sensor noise and JPEG; none but the print's
+    /// and the background's when `clean`.
+    private mutating func degradations(onSheet: Bool, truth: [SceneTruth.Marker], width: Int, height: Int) -> Degradations {
         var d = Degradations()
         d.black = uniform(15...60)
         d.white = uniform(170...245)
@@ -135,8 +155,6 @@ public struct PhoneSceneSampler: SceneSampler {
         d.gradient = uniform(0...0.4)
         d.gradientAngle = uniform(0...360)
         d.vignetting = uniform(0...0.4)
-        let scene0 = Scene(camera: camera, width: width, height: height, targets: targets)
-        let truth = try SceneTruth.markers(of: scene0)
         if random.unit() < 0.4 {
             // A shadow whose edge crosses a marker, or passes near it.
             let marker = truth[pick(truth.count)]
@@ -159,11 +177,7 @@ public struct PhoneSceneSampler: SceneSampler {
         if clean {
             (d.blur, d.motionBlur, d.sensorNoise, d.jpegQuality, d.vignetting, d.shadows) = (0, 0, nil, nil, 0, [])
         }
-        let scene = Scene(camera: camera, width: width, height: height, targets: targets, degradations: d, seed: random.next())
-        let markers = zip(truth, infos).map { marker, info in
-            SampledScene.Marker(truth: marker, tiltDegrees: Self.tilt(marker.pose), beside: info.beside, quietZone: info.quietZone)
-        }
-        return SampledScene(scene: scene, markers: markers)
+        return d
     }
 
     /// A marker of `side` mm at the origin and what is printed beside it.

@@ -34,95 +34,154 @@ public final class SceneRenderer {
     public func render(_ scene: Scene) throws -> GrayImage {
         let w = scene.width, h = scene.height
         guard w > 0, h > 0, w <= 8192, h <= 8192 else { throw MarkerKitError.invalidArgument("render size \(w)x\(h) is outside 1-8192") }
-        let c = scene.camera
-        let key = "\(c.cameraMatrix)\(c.distortion)\(c.model)\(w)x\(h)"
-        // A lens model that folds back within the image (k1 = -0.4 on a wide sensor) leaves pixels no ray
-        // reaches: they are black, as beyond a real lens's image circle, so every tile is looked at.
-        let folds = try lensRange(c, key: key) < Self.lensRangeLimit
-        let planes = scene.targets.map { Plane(target: $0) }
-        let boxes = try zip(scene.targets, planes).map {
-            skipsTilesOutsideTargets ? try imageBox(of: $0, extent: $1.albedo.extent, camera: c, key: key) : nil
-        }
-        let d = scene.degradations
         var noiseSource = SeededRandom(seed: scene.seed)
-        let texture = d.texturedBackground ? ValueNoise(seed: noiseSource.next()) : nil
-        let light = try LightMap.make(d, width: w, height: h)
+        let view = try TargetsInView(scene, renderer: self)
+        let shading = try Shading(scene, texture: scene.degradations.texturedBackground ? ValueNoise(seed: noiseSource.next()) : nil)
         var pixels = [UInt8](repeating: 0, count: w * h)
-        let gx = cos(d.gradientAngle * Double.pi / 180), gy = sin(d.gradientAngle * Double.pi / 180)
         let n = Self.tile
         var cornerAlbedo = [Double](repeating: 0, count: (n + 1) * (n + 1))
         try pixels.withUnsafeMutableBufferPointer { out in
-            func background(_ x: Int, _ y: Int) -> Double {
-                texture.map { d.background * (0.6 + 0.8 * $0.value(Double(x) / 40, Double(y) / 40)) } ?? d.background
-            }
-            func store(_ shaded: Double, _ x: Int, _ y: Int) {
-                var value = shaded
-                if d.gradient != 0 {
-                    value *= 1 + d.gradient * ((Double(x) / Double(w) - 0.5) * gx + (Double(y) / Double(h) - 0.5) * gy)
-                }
-                if let light { value *= Double(light[y * w + x]) }
-                out[y * w + x] = UInt8(max(0, min(255, value.rounded())))
-            }
             for y0 in stride(from: 0, to: h, by: n) {
                 for x0 in stride(from: 0, to: w, by: n) {
-                    let x1 = min(w, x0 + n), y1 = min(h, y0 + n)
-                    // The tile's pixels span x0 - 0.5 to x1 - 0.5.
-                    let near = planes.indices.filter { i in
-                        boxes[i].map { $0.maxX >= Double(x0) - 0.5 && $0.minX <= Double(x1) - 0.5
-                            && $0.maxY >= Double(y0) - 0.5 && $0.minY <= Double(y1) - 0.5 } ?? true
-                    }.map { planes[$0] }
-                    guard !near.isEmpty || folds else {
-                        for y in y0..<y1 { for x in x0..<x1 { store(background(x, y), x, y) } }
-                        continue
-                    }
-                    let lattice = try tileLattice(key: key, camera: c, x0: x0, y0: y0, x1: x1, y1: y1, imageWidth: w, folds: folds)
-                    lattice.withUnsafeBufferPointer { lattice in
-                        func albedo(_ nx: Double, _ ny: Double) -> Double {
-                            if nx.isNaN { return -2 } // no ray: beyond the lens's image
-                            var best = -1.0, depth = Double.infinity // -1: background
-                            for plane in near {
-                                if let (value, z) = plane.hit(nx, ny), z < depth { best = value; depth = z }
-                            }
-                            return best
-                        }
-                        // Every pixel corner is shared by four pixels: look each up once.
-                        let stride = x1 - x0 + 1
-                        for i in 0..<(stride * (y1 - y0 + 1)) { cornerAlbedo[i] = albedo(lattice[2 * i], lattice[2 * i + 1]) }
-                        for y in y0..<y1 {
-                            for x in x0..<x1 {
-                                let c00 = (y - y0) * stride + x - x0, c10 = c00 + 1, c01 = c00 + stride, c11 = c01 + 1
-                                let (x00, y00) = (lattice[2 * c00], lattice[2 * c00 + 1]), (x10, y10) = (lattice[2 * c10], lattice[2 * c10 + 1])
-                                let (x01, y01) = (lattice[2 * c01], lattice[2 * c01 + 1]), (x11, y11) = (lattice[2 * c11], lattice[2 * c11 + 1])
-                                func point(_ sx: Double, _ sy: Double) -> (Double, Double) {
-                                    let topX = x00 + (x10 - x00) * sx, topY = y00 + (y10 - y00) * sx
-                                    let bottomX = x01 + (x11 - x01) * sx, bottomY = y01 + (y11 - y01) * sx
-                                    return (topX + (bottomX - topX) * sy, topY + (bottomY - topY) * sy)
-                                }
-                                func shade(_ a: Double) -> Double { a == -2 ? 0 : a < 0 ? background(x, y) : d.black + (d.white - d.black) * a }
-                                let a00 = cornerAlbedo[c00]
-                                let centre = point(0.5, 0.5)
-                                var value: Double
-                                if a00 == cornerAlbedo[c10] && a00 == cornerAlbedo[c01] && a00 == cornerAlbedo[c11] && a00 == albedo(centre.0, centre.1) {
-                                    value = shade(a00)
-                                } else {
-                                    value = 0
-                                    for (sx, sy) in Self.edgeSamples {
-                                        let (nx, ny) = point(sx, sy)
-                                        value += shade(albedo(nx, ny))
-                                    }
-                                    value /= Double(Self.edgeSamples.count)
-                                }
-                                store(value, x, y)
-                            }
-                        }
-                    }
+                    let tile = Tile(x0: x0, y0: y0, x1: min(w, x0 + n), y1: min(h, y0 + n))
+                    try renderTile(tile, view: view, shading: shading, cornerAlbedo: &cornerAlbedo, into: out)
                 }
             }
         }
         var image = GrayImage(width: w, height: h, pixels: pixels)
-        if d.occlusion > 0 { try occlude(&image, scene: scene, random: &noiseSource) }
-        try Degrade.apply(d, to: &image, random: &noiseSource)
+        if scene.degradations.occlusion > 0 { try occlude(&image, scene: scene, random: &noiseSource) }
+        try Degrade.apply(scene.degradations, to: &image, random: &noiseSource)
         return image
+    }
+
+    /// A tile of the image: pixels x0 ..< x1, y0 ..< y1 (spanning x0 - 0.5 to x1 - 0.5).
+    private struct Tile {
+        let x0: Int, y0: Int, x1: Int, y1: Int
+    }
+
+    /// The scene's targets as planes, with the box each covers in the image (nil: not bounded, looked at
+    /// in every tile), and whether the lens folds back within the image.
+    private struct TargetsInView {
+        let camera: CameraCalibration
+        let key: String
+        let planes: [Plane]
+        let boxes: [Box?]
+        /// A lens model that folds back within the image (k1 = -0.4 on a wide sensor) leaves pixels no ray
+        /// reaches: they are black, as beyond a real lens's image circle, so every tile is looked at.
+        let folds: Bool
+        let width: Int
+
+        init(_ scene: Scene, renderer: SceneRenderer) throws {
+            let c = scene.camera
+            camera = c
+            width = scene.width
+            key = "\(c.cameraMatrix)\(c.distortion)\(c.model)\(scene.width)x\(scene.height)"
+            folds = try renderer.lensRange(c, key: key) < SceneRenderer.lensRangeLimit
+            let planes = scene.targets.map { Plane(target: $0) }
+            self.planes = planes
+            let key = key
+            boxes = try zip(scene.targets, planes).map {
+                renderer.skipsTilesOutsideTargets ? try renderer.imageBox(of: $0, extent: $1.albedo.extent, camera: c, key: key) : nil
+            }
+        }
+
+        /// The planes whose box comes near the tile.
+        func near(_ t: Tile) -> [Plane] {
+            planes.indices.filter { i in
+                boxes[i].map { $0.maxX >= Double(t.x0) - 0.5 && $0.minX <= Double(t.x1) - 0.5
+                    && $0.maxY >= Double(t.y0) - 0.5 && $0.minY <= Double(t.y1) - 0.5 } ?? true
+            }.map { planes[$0] }
+        }
+    }
+
+    /// From albedo to gray level: the target's black and white, the background (textured or not), the
+    /// gradient and the light map, rounded to 8 bits.
+    private struct Shading {
+        let d: Degradations
+        let texture: ValueNoise?
+        let light: [Float]?
+        let width: Int, height: Int
+        let gx: Double, gy: Double
+
+        init(_ scene: Scene, texture: ValueNoise?) throws {
+            d = scene.degradations
+            self.texture = texture
+            width = scene.width
+            height = scene.height
+            light = try LightMap.make(d, width: width, height: height)
+            gx = cos(d.gradientAngle * Double.pi / 180)
+            gy = sin(d.gradientAngle * Double.pi / 180)
+        }
+
+        func background(_ x: Int, _ y: Int) -> Double {
+            texture.map { d.background * (0.6 + 0.8 * $0.value(Double(x) / 40, Double(y) / 40)) } ?? d.background
+        }
+
+        /// An albedo's gray before lighting: -2 no ray (black), -1 background, else between the target's
+        /// black and white.
+        func shade(_ a: Double, _ x: Int, _ y: Int) -> Double { a == -2 ? 0 : a < 0 ? background(x, y) : d.black + (d.white - d.black) * a }
+
+        func pixel(_ shaded: Double, _ x: Int, _ y: Int) -> UInt8 {
+            var value = shaded
+            if d.gradient != 0 {
+                value *= 1 + d.gradient * ((Double(x) / Double(width) - 0.5) * gx + (Double(y) / Double(height) - 0.5) * gy)
+            }
+            if let light { value *= Double(light[y * width + x]) }
+            return UInt8(max(0, min(255, value.rounded())))
+        }
+    }
+
+    /// One tile: background alone where no target comes near (and the lens does not fold); else each
+    /// pixel corner taken through the lens once, a pixel whose centre and corners agree shaded as one, an
+    /// edge pixel averaged over `edgeSamples`.
+    private func renderTile(_ t: Tile, view: TargetsInView, shading: Shading, cornerAlbedo: inout [Double],
+                            into out: UnsafeMutableBufferPointer<UInt8>) throws {
+        let w = view.width
+        let near = view.near(t)
+        guard !near.isEmpty || view.folds else {
+            for y in t.y0..<t.y1 { for x in t.x0..<t.x1 { out[y * w + x] = shading.pixel(shading.background(x, y), x, y) } }
+            return
+        }
+        let lattice = try tileLattice(key: view.key, camera: view.camera, x0: t.x0, y0: t.y0, x1: t.x1, y1: t.y1, imageWidth: w, folds: view.folds)
+        lattice.withUnsafeBufferPointer { lattice in
+            func albedo(_ nx: Double, _ ny: Double) -> Double {
+                if nx.isNaN { return -2 } // no ray: beyond the lens's image
+                var best = -1.0, depth = Double.infinity // -1: background
+                for plane in near {
+                    if let (value, z) = plane.hit(nx, ny), z < depth { best = value; depth = z }
+                }
+                return best
+            }
+            // Every pixel corner is shared by four pixels: look each up once.
+            let stride = t.x1 - t.x0 + 1
+            for i in 0..<(stride * (t.y1 - t.y0 + 1)) { cornerAlbedo[i] = albedo(lattice[2 * i], lattice[2 * i + 1]) }
+            for y in t.y0..<t.y1 {
+                for x in t.x0..<t.x1 {
+                    let c00 = (y - t.y0) * stride + x - t.x0, c10 = c00 + 1, c01 = c00 + stride, c11 = c01 + 1
+                    let (x00, y00) = (lattice[2 * c00], lattice[2 * c00 + 1]), (x10, y10) = (lattice[2 * c10], lattice[2 * c10 + 1])
+                    let (x01, y01) = (lattice[2 * c01], lattice[2 * c01 + 1]), (x11, y11) = (lattice[2 * c11], lattice[2 * c11 + 1])
+                    func point(_ sx: Double, _ sy: Double) -> (Double, Double) {
+                        let topX = x00 + (x10 - x00) * sx, topY = y00 + (y10 - y00) * sx
+                        let bottomX = x01 + (x11 - x01) * sx, bottomY = y01 + (y11 - y01) * sx
+                        return (topX + (bottomX - topX) * sy, topY + (bottomY - topY) * sy)
+                    }
+                    let a00 = cornerAlbedo[c00]
+                    let centre = point(0.5, 0.5)
+                    var value: Double
+                    if a00 == cornerAlbedo[c10] && a00 == cornerAlbedo[c01] && a00 == cornerAlbedo[c11] && a00 == albedo(centre.0, centre.1) {
+                        value = shading.shade(a00, x, y)
+                    } else {
+                        value = 0
+                        for (sx, sy) in Self.edgeSamples {
+                            let (nx, ny) = point(sx, sy)
+                            value += shading.shade(albedo(nx, ny), x, y)
+                        }
+                        value /= Double(Self.edgeSamples.count)
+                    }
+                    out[y * w + x] = shading.pixel(value, x, y)
+                }
+            }
+        }
     }
 
     /// Normalized image coordinates (x/z, y/z) of the pixel corners (i - 0.5, j - 0.5) of a tile, i from

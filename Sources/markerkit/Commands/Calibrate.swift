@@ -4,7 +4,7 @@ import MarkerKit
 
 struct Calibrate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Camera intrinsics from chessboard or ChArUco images, stored in Calibrations/ (OpenCV FileStorage YAML).",
+        abstract: "Camera intrinsics from chessboard or ChArUco images, stored by name (OpenCV FileStorage YAML; calibrations list says where).",
         discussion: """
         Each image is searched for the board (findChessboardCorners + cornerSubPix, which gave a lower \
         error than findChessboardCornersSB on OpenCV's sample images) or, with a ChArUco board spec, for \
@@ -37,7 +37,7 @@ struct Calibrate: ParsableCommand {
     @Option(help: ArgumentHelp("Square size with a unit, with --inner.", valueName: "length"), transform: LengthArgument.positive)
     var square: Length?
 
-    @Option(help: ArgumentHelp("Name to store the calibration under in Calibrations/ (default: camera).", valueName: "name"))
+    @Option(help: ArgumentHelp("Name to store the calibration under (default: camera).", valueName: "name"))
     var name: String?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file instead of the store (.yaml, .xml or .json).", valueName: "file"))
@@ -106,7 +106,7 @@ struct Calibrate: ParsableCommand {
             for file in try files.commit() { print("report \(file.relativePath)") }
         }
         try location.write(result.calibration, force: force)
-        print("\(location.inStore ? "stored" : "wrote") \(location.url.relativePath)")
+        print("\(location.inStore ? "stored" : "wrote") \(location.shown)")
     }
 
     /// A file for -o; the store's other formats are one export away.

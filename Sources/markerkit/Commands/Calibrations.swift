@@ -4,13 +4,12 @@ import MarkerKit
 
 struct Calibrations: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The calibration store (Calibrations/): list, show, export to other tools' formats, import.",
+        abstract: "The calibration store: list, show, export to other tools' formats, import.",
         discussion: """
-        Formats: opencv-yaml, opencv-xml (cv::FileStorage), ros (camera_info YAML), kalibr (camchain \
-        cam0), colmap (cameras.txt), mrcal (.cameramodel), json. A format that cannot express a calibration \
-        (Kalibr without k3, mrcal without fisheye) says so instead of dropping terms. The store is \
-        Calibrations/ in the working directory, or $MARKERKIT_CALIBRATIONS. A bare NAME is looked up in the \
-        store only; an argument with a / or a calibration file's extension (./webcam, cam.yaml) is a file. \
+        Formats: \(CalibrationFormat.described). A format that cannot express a calibration (Kalibr without \
+        k3, mrcal without fisheye) says so instead of dropping terms. The store is $MARKERKIT_CALIBRATIONS, \
+        else Calibrations/ in the working folder when it has one, else $XDG_DATA_HOME/markerkit/calibrations \
+        (~/.local/share/markerkit/calibrations); `list` says which. A bare NAME is looked up in the store only; an argument with a / or a calibration file's extension (./webcam, cam.yaml) is a file. \
         Names: letters, digits, - _ . (any script, taken in Unicode NFC), at most 100 bytes, nothing invisible.
 
         Examples:
@@ -28,7 +27,7 @@ struct Calibrations: ParsableCommand {
         func run() throws {
             let store = CalibrationStore.default
             let names = store.names()
-            if names.isEmpty { print("no calibrations in \(store.directory.relativePath)/"); return }
+            print("\(names.isEmpty ? "no calibrations" : names.count == 1 ? "1 calibration" : "\(names.count) calibrations") in \(store.whereabouts)")
             for name in names {
                 do {
                     let c = try store.resolve(name)
@@ -83,7 +82,7 @@ struct Calibrations: ParsableCommand {
             var c = try CameraCalibration.read(from: URL(fileURLWithPath: file), format: chosen)
             c.name = name
             let stored = try CalibrationStore.default.save(c, force: force)
-            print("stored \(stored.relativePath)")
+            print("stored \(stored.path)")
             for line in CalibrationSummary.lines(for: c) { print(line) }
         }
     }

@@ -79,10 +79,7 @@ struct Capture: ParsableCommand {
             if let line = CaptureStatus.line(update, trigger: trigger, feed: feed) { status(line) }
             if preview.isAvailable {
                 var picture = update.frame.frame
-                if let corners = update.corners { try MarkerAnnotator().drawPoints(&picture, corners, color: update.saving ? (0, 220, 0) : (0, 180, 255)) }
-                if let worst = update.uncertainty?.worst {
-                    try MarkerAnnotator().drawTarget(&picture, at: Point2(x: worst.x, y: worst.y), label: String(format: "hold the board here: %.2f px", worst.sigma))
-                }
+                try CaptureOverlay.draw(on: &picture, update)
                 if preview.show(picture) == "q" { Interrupt.requested = true }
             }
         }) }
@@ -98,7 +95,7 @@ struct Capture: ParsableCommand {
             let result = try job.run()
             for line in CalibrationSummary.lines(for: result.calibration) { print(line) }
             try location.write(result.calibration, force: force)
-            print("stored \(location.url.relativePath)")
+            print("stored \(location.shown)")
         }
     }
 

@@ -88,16 +88,16 @@ struct Detect: ParsableCommand {
         job.board = charuco.map { CharucoDetector(board: $0) }
         var stream = try jsonl ? JSONLines(url: jsonURL) : nil
         var collected: [DetectionReport.FrameResult] = []
-        var processed = 0
+        var processed = 0, scaled = ScaledCalibrationNotes(estimator?.calibration)
         try job.run(catalog.items, jobs: jobCount, onFrame: { result in // results, lines and files in input order
+            scaled.picture(width: result.width, height: result.height)
             if stream != nil { try stream!.write(result) } else if json != nil { collected.append(result) }
         }, onItem: { item, outcome in
             do {
                 let summary = try outcome.get()
                 processed += 1
                 if !jsonToStdout { print(Self.describe(summary)) }
-                // No marker in an image: which other dictionary would read its markers, if any (one line).
-                if summary.detections == 0, case .image(let url) = item, let hint = DictionaryHint.line(forImageAt: url, asked: detector.dictionary) {
+                if let hint = Self.dictionaryHint(for: item, summary, asked: detector.dictionary) {
                     if jsonToStdout { FileHandle.standardError.write(Data((hint + "\n").utf8)) } else { print(hint) }
                 }
             } catch let error as MarkerKitError {

@@ -80,12 +80,12 @@ struct Serve: ParsableCommand {
         reportCameraSetup(server.station.camera, locking: station.options.setup.lock != nil)
         Interrupt.unblock()
         let shown = host.contains(":") ? "[\(host)]" : host
-        let token = settings.token, open = !server.pageNeedsToken, folder = station.directory.relativePath
+        let token = settings.token, open = !server.pageNeedsToken, folder = station.directory.relativePath, store = CalibrationStore.default.shownDirectory
         let what = "\(device), \(target?.summary ?? "no board")"
         do {
             try Blocking.wait {
                 try await server.run { port in
-                    var lines = "serving http://\(shown):\(port)/?token=\(token)  (\(what); views into \(folder)/; Ctrl-C stops)\n"
+                    var lines = "serving http://\(shown):\(port)/?token=\(token)  (\(what); views into \(folder)/, calibrations into \(store); Ctrl-C stops)\n"
                     if !open { lines += "listening beyond loopback: anyone who reaches this machine with the token can use the camera\n" }
                     FileHandle.standardOutput.write(Data(lines.utf8))
                 }

@@ -32,16 +32,12 @@ struct Track: ParsableCommand {
     func run() throws {
         var estimator = try poseOptions.estimator()
         let transform = try source.transform()
-        let recordURL = record.map { URL(fileURLWithPath: $0) }
-        if let recordURL {
-            try OutputFiles.checkDestination(recordURL, force: forceOption.force)
-            guard ["avi", "mp4"].contains(recordURL.pathExtension.lowercased()) else {
-                throw MarkerKitError.cannotWrite("cannot record to '\(recordURL.path)': use .avi or .mp4")
-            }
+        let isCamera = source.isCamera
+        let recording = try record.map {
+            try TrackingSession.Recording(url: URL(fileURLWithPath: $0), framesPerSecond: isCamera ? (source.camera.fps ?? 30) : 25, force: forceOption.force)
         }
         let jsonURL = try outputFile(jsonl, force: forceOption.force)
-        let isCamera = source.isCamera
-        let feed = try source.open(color: recordURL != nil)
+        let feed = try source.open(color: recording != nil)
         defer { feed.stop() } // also when a frame throws: the reading thread must be done before exit
         reportCameraSetup(feed.camera, locking: true)
         if let camera = feed.camera, let stored = estimator {
@@ -52,54 +48,24 @@ struct Track: ParsableCommand {
         }
         var analyzer = MarkerFrameAnalyzer(poseEstimator: estimator, transform: transform)
         analyzer.detector = MarkerDetector(dictionary: dictionaryOption.dictionary)
+        var session = TrackingSession(analyzer: analyzer, recording: recording)
         var lines = try jsonl.map { _ in try JSONLines(url: jsonURL) }
-        var writer: VideoFileWriter?
-        var detections = 0
-        var ids = Set<Int>()
         let preview = PreviewWindow(title: "markerkit track")
+        var scaled = ScaledCalibrationNotes(estimator?.calibration)
         Interrupt.install()
-        // One frame kept and read into again and again (with the analyzer's and the JSON writer's kept
-        // buffers, a stream of one size allocates nothing per frame).
-        var sourced = SourcedFrame.empty
-        var lost: String?
-        while !Interrupt.requested, try nextFrame(feed, into: &sourced, lost: &lost) {
-            let (result, annotated) = try analyzer.analyze(sourced, annotate: recordURL != nil || preview.isAvailable)
-            if let annotated, preview.show(annotated) == "q" { break }
+        try session.run(feed, annotate: preview.isAvailable, shouldStop: { Interrupt.requested }) { result, annotated, sourced in
+            scaled.picture(width: result.width, height: result.height)
+            if let annotated, preview.show(annotated) == "q" { return false }
             try lines?.write(result)
-            if let recordURL, let annotated {
-                if writer == nil {
-                    writer = try VideoFileWriter(url: recordURL, width: annotated.width, height: annotated.height,
-                                                 framesPerSecond: isCamera ? (source.camera.fps ?? 30) : 25,
-                                                 fourcc: recordURL.pathExtension.lowercased() == "mp4" ? "mp4v" : "MJPG")
-                }
-                try writer?.write(annotated)
-            }
-            detections += result.markers.count
-            for marker in result.markers { ids.insert(marker.id) }
             status(String(format: "frame %d, %@, %.1f fps, %d dropped", sourced.index, counted(result.markers.count, "marker"), feed.framesPerSecond, feed.dropped))
+            return true
         }
         feed.stop()
         endStatus()
         try lines?.finish()
-        try writer?.finish()
-        let bad = feed.badFrames > 0 ? ", \(feed.badFrames) bad skipped" : ""
-        let idList = ids.isEmpty ? "" : ", IDs " + ids.sorted().map(String.init).joined(separator: " ")
-        let summary = String(format: "%@, %@%@, %.1f fps, %d dropped%@%@", counted(feed.processed, "frame"), counted(detections, "detection"),
-                             idList, feed.framesPerSecond, feed.dropped, bad,
-                             Interrupt.requested ? " (stopped by Ctrl-C)" : "")
+        let summary = session.summary(feed) + (Interrupt.requested ? " (stopped by Ctrl-C)" : "")
         if jsonl == "-" { FileHandle.standardError.write(Data((summary + "\n").utf8)) } else { print(summary) }
-        if let url = writer?.url { print("recorded \(url.relativePath)") }
-        if let lost { throw MarkerKitError.cameraLost(lost + "; everything up to then is written") }
-    }
-
-    /// The next frame; a camera lost on the way ends the stream like its end (so what was written is
-    /// finished and kept), with the reason in `lost`.
-    private func nextFrame(_ feed: FrameFeed, into sourced: inout SourcedFrame, lost: inout String?) throws -> Bool {
-        do {
-            return try feed.next(into: &sourced)
-        } catch MarkerKitError.cameraLost(let message) {
-            lost = message
-            return false
-        }
+        if let url = session.recorded { print("recorded \(url.relativePath)") }
+        if let lost = session.lost { throw MarkerKitError.cameraLost(lost + "; everything up to then is written") }
     }
 }

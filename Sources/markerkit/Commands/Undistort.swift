@@ -33,7 +33,7 @@ struct Undistort: ParsableCommand {
         try OutputFiles.checkDirectoryDestination(URL(fileURLWithPath: output), names: Self.names(catalog.items), force: forceOption.force)
         let folder = try OutputFolder(output, option: "-o")
         let directory = folder.url
-        var written = 0
+        var written = 0, scaled = ScaledCalibrationNotes(undistorter.calibration)
         var used = Set<String>()
         for item in catalog.items {
             guard case .image(let url) = item else {
@@ -44,6 +44,7 @@ struct Undistort: ParsableCommand {
             }
             do {
                 let frame = try Frame(contentsOf: url, format: .bgr8)
+                scaled.picture(width: frame.width, height: frame.height)
                 let name = Self.name(for: url, used: &used)
                 var files = OutputFiles()
                 files.add(try undistorter.undistort(frame).encoded(as: "png"), at: directory.appendingPathComponent(name))

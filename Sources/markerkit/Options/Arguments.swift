@@ -43,11 +43,14 @@ enum LengthArgument {
     static func nonNegative(_ text: String) throws -> Length { try Length.nonNegative(text) }
 }
 
-/// The lens models `calibrate` solves for.
-enum LensModel: String, ExpressibleByArgument, CaseIterable {
-    case opencv4, opencv5, opencv8, fisheye
+/// The lens models `calibrate` solves for, by the library's list.
+extension CameraCalibration.Model: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let model = try? Self.solvable(named: argument) else { return nil }
+        self = model
+    }
 
-    var model: CameraCalibration.Model { CameraCalibration.Model(rawValue: rawValue)! }
+    public static var allValueStrings: [String] { solvable.map(\.rawValue) }
 }
 
 extension CalibrationFormat: ExpressibleByArgument {

@@ -4,7 +4,7 @@ import MarkerKit
 /// What `calibrate` solves for: the lens model and what it holds fixed.
 struct LensModelOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Lens model: opencv5 (k1 k2 p1 p2 k3), opencv4 (k1 k2 p1 p2: radtan, ROS plumb_bob with k3 = 0), opencv8 (rational), fisheye.", valueName: "model"))
-    var model = LensModel.opencv5
+    var model = CameraCalibration.Model.opencv5
 
     @Flag(help: "Hold k3 at zero (opencv5): the radtan model Kalibr and ROS tools expect.")
     var fixK3 = false
@@ -20,7 +20,7 @@ struct LensModelOptions: ParsableArguments {
         if fixK3, ![.opencv5, .opencv4].contains(model) {
             throw MarkerKitError.invalidArgument("--fix-k3 applies to --model opencv5 (opencv4 has no k3; \(model.rawValue) keeps its own)")
         }
-        calibrator.model = model.model
+        calibrator.model = model
         calibrator.fixAspect = fixAspect
         calibrator.zeroTangent = zeroTangent
         calibrator.fixK3 = fixK3

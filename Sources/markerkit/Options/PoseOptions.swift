@@ -4,7 +4,7 @@ import MarkerKit
 /// `--calibration` and `--marker-size` of `detect` and `track`: with both, each marker gets its pose; with
 /// neither, IDs and corners only; with one, a note says what is missing.
 struct PoseOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("A calibration: a name in Calibrations/ or an OpenCV FileStorage file (YAML/XML).", valueName: "name|file"))
+    @Option(help: ArgumentHelp("A calibration: a name in the calibration store (calibrations list says where) or a calibration file.", valueName: "name|file"))
     var calibration: String?
 
     @Option(help: ArgumentHelp("Side of the markers' outer black square, with a unit (50mm, 0.05m).", valueName: "length"),

@@ -5,7 +5,7 @@ import MarkerKit
 enum RenderProfile: String, ExpressibleByArgument, CaseIterable {
     /// One marker a render, over size, tilt, lighting, noise, blur and JPEG, through a webcam-like camera.
     case `default`
-    /// Phone photos (issue 16): 8 and 12 MP, portrait and landscape, several markers with print beside
+    /// Phone photos: 8 and 12 MP, portrait and landscape, several markers with print beside
     /// them, a phone's blur, noise, vignetting, shadows and JPEG.
     case phone
 }

@@ -22,7 +22,7 @@ struct CameraOptions: ParsableArguments {
         if let fps { options.fps = try InputRange.check(fps, in: FrameSources.Options.frameRates, "--fps") }
         options.format = format.cameraFormat
         options.color = color
-        for setting in controls { _ = try V4L2Controls.split(setting) } // the form is checked before a camera is opened
+        for setting in controls { _ = try naming("--set ") { try V4L2Controls.split(setting) } } // the form is checked before a camera is opened
         options.setup.controls = controls
         options.setup.lock = lock
         return options

@@ -1,3 +1,4 @@
+import Foundation
 import MarkerKit
 
 extension Detect {
@@ -10,6 +11,14 @@ extension Detect {
         if let corners = summary.boardCorners { line += summary.frames == 1 ? "; board corners: \(corners)" : "; \(corners) board corners" }
         if let annotated = summary.annotated { line += " -> \(annotated.relativePath)" }
         return line
+    }
+
+    /// For an image with no marker: which other dictionary reads markers there, and the option that
+    /// asks for it ("0 markers of DICT_ARUCO_ORIGINAL; DICT_4X4_50 reads 12; try --dictionary 4x4_50").
+    static func dictionaryHint(for item: InputCatalog.Item, _ summary: DetectionJob.Summary, asked: MarkerDictionary) -> String? {
+        guard summary.detections == 0, case .image(let url) = item else { return nil }
+        let readings = DictionaryHint.readings(forImageAt: url, besides: asked)
+        return DictionaryHint.line(readings, asked: asked).map { "\($0); try --dictionary \(readings[0].dictionary.shortName)" }
     }
 }
 

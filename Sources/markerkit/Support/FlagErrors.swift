@@ -6,7 +6,23 @@ extension MarkerKitError {
     var cliMessage: String {
         switch self {
         case .outputExists(let path): return "'\(path)' exists: add --force to replace it"
+        case .advised(let error, let remedy): return "\(error.cliMessage); \(remedy.cliWords)"
         default: return description
+        }
+    }
+}
+
+extension Remedy {
+    /// The remedy as what to type.
+    var cliWords: String {
+        switch self {
+        case .listCameras: "see markerkit capture --list"
+        case .requestSize(let w, let h): "ask for --size \(w)x\(h)"
+        case .allowScaling(let w, let h): "leave out --no-scale, or ask for --size \(w)x\(h)"
+        case .lensModel(let model): "calibrate with --model \(model)"
+        case .withoutK3: "calibrate again with --model opencv4 (or --fix-k3), or export to another format"
+        case .renderBoard: "render one with 'markerkit render --board'"
+        case .anotherPort: "give --port"
         }
     }
 }
@@ -18,5 +34,7 @@ func naming<T>(_ flag: String, _ body: () throws -> T) throws -> T {
         return try body()
     } catch MarkerKitError.invalidArgument(let message) {
         throw MarkerKitError.invalidArgument(flag + message)
+    } catch MarkerKitError.advised(.invalidArgument(let message), let remedy) {
+        throw MarkerKitError.advised(.invalidArgument(flag + message), remedy)
     }
 }

@@ -1,9 +1,17 @@
 import Foundation
 import MarkerKit
+import Synchronization
 
 /// Ctrl-C asks the running loop to stop; the loop finishes its current frame and writes what it has.
 enum Interrupt {
-    nonisolated(unsafe) static var requested = false
+    /// Written by the signal handler and read by the loops: a lock-free atomic, the only kind of shared
+    /// state a signal handler may touch (a plain variable written there is a data race).
+    private static let flag = Atomic<Bool>(false)
+
+    static var requested: Bool {
+        get { flag.load(ordering: .sequentiallyConsistent) }
+        set { flag.store(newValue, ordering: .sequentiallyConsistent) }
+    }
 
     /// From here on Ctrl-C (or SIGTERM) asks the command to stop at its next safe point instead of killing
     /// it mid-write; a second Ctrl-C stops at once (nothing half-written stays: files are renamed into place).
@@ -11,8 +19,7 @@ enum Interrupt {
         unblock()
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber) { _ in
-                if Interrupt.requested { _exit(130) }
-                Interrupt.requested = true
+                if Interrupt.flag.exchange(true, ordering: .sequentiallyConsistent) { _exit(130) }
             }
         }
     }

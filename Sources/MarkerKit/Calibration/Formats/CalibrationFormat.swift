@@ -24,6 +24,21 @@ public enum CalibrationFormat: String, Sendable, CaseIterable {
         self = format
     }
 
+    /// What the format is, in a few words ("camera_info YAML").
+    public var summary: String {
+        switch self {
+        case .opencvYAML, .opencvXML: "cv::FileStorage"
+        case .ros: "camera_info YAML"
+        case .kalibr: "camchain cam0"
+        case .colmap: "cameras.txt"
+        case .mrcal: ".cameramodel"
+        case .json: "MarkerKit's JSON"
+        }
+    }
+
+    /// Every format with its summary: "opencv-yaml (cv::FileStorage), ..., json (MarkerKit's JSON)".
+    public static var described: String { allCases.map { "\($0.rawValue) (\($0.summary))" }.joined(separator: ", ") }
+
     /// The usual file extension.
     public var fileExtension: String {
         switch self {

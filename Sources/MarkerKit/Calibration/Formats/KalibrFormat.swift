@@ -11,7 +11,7 @@ enum KalibrFormat {
         case .opencv4: (model, coefficients) = ("radtan", c.distortion)
         case .opencv5:
             guard c.distortion[4] == 0 else {
-                throw MarkerKitError.invalidArgument("Kalibr's radtan model has k1 k2 p1 p2 only; this calibration has k3 = \(c.distortion[4]): calibrate again with --model opencv4 (or --fix-k3), or export to another format")
+                throw MarkerKitError.advised(.invalidArgument("Kalibr's radtan model has k1 k2 p1 p2 only; this calibration has k3 = \(c.distortion[4])"), .withoutK3)
             }
             (model, coefficients) = ("radtan", Array(c.distortion.prefix(4)))
         case .opencv8:

@@ -223,106 +223,147 @@ public struct CharucoDetector: Sendable {
     /// the image holds no corner there (nil when it does).
     private func refine(_ id: Int, homography h: Homography, prediction: CornerPrediction, in image: GrayImage,
                         fit: inout XCornerFit) -> Trial {
+        let window: CornerWindow
+        switch CornerWindow.make(id, homography: h, prediction: prediction, board: board, maxHalfWindow: maxHalfWindow, image: image) {
+        case .success(let made): window = made
+        case .failure(let refusal): return Trial(guess: h.map(prediction.position(of: id)), fit: nil, refusal: refusal.reason)
+        }
+        let guess = window.guess
+        guard window.fill(&fit, image: image, centre: guess, axes: nil) else { return Trial(guess: guess, fit: nil, refusal: .window) }
+        guard var r = fit.fit(from: guess, edges: (window.du, window.dv), blur: 0.7) else {
+            return Trial(guess: guess, fit: nil, refusal: fit.xs.count < 36 ? .window : .fit)
+        }
+        // Again about the corner found, along the edges found (the prediction can be off by a pixel or two
+        // where the lens bends the board most).
+        let axes = window.boardAxes(fittedAngles: r.angles)
+        if r.point.distance(to: guess) < Double(window.span), window.fill(&fit, image: image, centre: r.point, axes: axes),
+           let again = fit.fit(from: r.point, edges: axes, blur: r.blur) {
+            r = again
+        }
+        return Trial(guess: guess, fit: r, refusal: refusal(of: r, window: window, image: image))
+    }
+
+    /// Why the image holds no corner where the fit says, or nil when it does: contrast, fit, polarity, blur,
+    /// position, edges along the board's lines.
+    private func refusal(of r: XCornerFit.Result, window w: CornerWindow, image: GrayImage) -> CharucoDetection.Refusal? {
+        let s = board.square.millimetres
+        let contrast = abs(r.contrast)
+        guard contrast >= minContrast else { return .contrast }
+        guard r.rms <= maxResidual * contrast else { return .residual }
+        // Brighter than the mean towards the centre of a square that holds a marker (white near the
+        // corner), as the model's sign says there: c * (n1 . t) * (n2 . t) > 0.
+        guard let white = w.marked.firstIndex(of: true) else { return .window }
+        let (sx, sy) = (white % 2 == 1 ? 0.5 : -0.5, white >= 2 ? 0.5 : -0.5)
+        let towards = Point2(x: s * (sx * w.du.x + sy * w.dv.x), y: s * (sx * w.du.y + sy * w.dv.y))
+        let sides = [r.angles.0, r.angles.1].map { cos($0) * towards.x + sin($0) * towards.y }
+        guard r.contrast * sides[0] * sides[1] > 0 else { return .polarity }
+        // The model's white squares are white to the window's edge, but each holds a marker a margin away
+        // from the corner's edges: a blur wider than that margin carries the marker's black border into
+        // the fit and pulls the corner (docs/MEASUREMENTS.md, "ChArUco boards": the error against blur).
+        let margin = (s - board.marker.millimetres) / 2 * w.pixelsPerMM
+        guard r.blur <= margin, r.blur < w.reach * w.pixelsPerMM else { return .blur }
+        // Inside the image (a fit run off past its edge once ended 6 px outside it), and near the prediction.
+        guard r.point.x >= 0, r.point.y >= 0, r.point.x <= Double(image.width - 1), r.point.y <= Double(image.height - 1),
+              r.point.distance(to: w.guess) <= maxShift * s * w.pixelsPerMM else { return .shift }
+        let normals = [r.angles.0, r.angles.1].map { Point2(x: cos($0), y: sin($0)) }
+        let limit = cos((90 - maxEdgeAngle) * Double.pi / 180)
+        func along(_ n: Point2, _ e: Point2) -> Double { abs(n.x * e.x + n.y * e.y) / (e.x * e.x + e.y * e.y).squareRoot() }
+        // Each fitted edge lies along one board line: its normal is near-perpendicular to that line's direction.
+        let (du, dv) = (w.du, w.dv)
+        let fits = (along(normals[0], du) <= limit && along(normals[1], dv) <= limit) || (along(normals[0], dv) <= limit && along(normals[1], du) <= limit)
+        return fits ? nil : .edgeAngle
+    }
+}
+
+/// The pixels a ChArUco corner is fitted on: the square of half side `reach` (board millimetres) about
+/// the predicted corner, half a square at most, less the two markers that touch it and a pixel and a
+/// half around them for blur. Those two markers sit in opposite squares, so the window is symmetric
+/// about the corner, as the corner itself is.
+private struct CornerWindow {
+    /// The predicted corner in the image, and on the board.
+    let guess: Point2, onBoard: Point2
+    /// The local homography's derivatives along the board's axes (pixels per board millimetre).
+    let du: Point2, dv: Point2
+    let back: Homography
+    let pixelsPerMM: Double
+    let reach: Double, clear: Double
+    /// Which of the four squares about the corner hold a marker: (u > 0, v > 0) picks the square.
+    let marked: [Bool]
+    /// Half the window's side in pixels.
+    let span: Int
+
+    struct Refused: Error { let reason: CharucoDetection.Refusal }
+
+    static func make(_ id: Int, homography h: Homography, prediction: CornerPrediction, board: CharucoBoard, maxHalfWindow: Double,
+                     image: GrayImage) -> Result<CornerWindow, Refused> {
         let b = prediction.position(of: id)
         let guess = h.map(b)
-        func refused(_ why: CharucoDetection.Refusal, _ r: XCornerFit.Result? = nil) -> Trial { Trial(guess: guess, fit: r, refusal: why) }
-        guard guess.x.isFinite, guess.y.isFinite, let back = h.inverse else { return refused(.window) }
+        let refused = Result<CornerWindow, Refused>.failure(Refused(reason: .window))
+        guard guess.x.isFinite, guess.y.isFinite, let back = h.inverse else { return refused }
         let (du, dv) = h.jacobian(at: b)
-        // Pixels per board millimetre at the corner. The window: the square of half side `reach` about the
-        // corner (half a square at most) less the two markers that touch it, and a pixel and a half around
-        // them for blur. Those two markers sit in opposite squares, so the window is symmetric about the
-        // corner, as the corner itself is.
         let pixelsPerMM = (abs(du.x * dv.y - du.y * dv.x)).squareRoot()
-        guard pixelsPerMM > 0 else { return refused(.window) }
+        guard pixelsPerMM > 0 else { return refused }
         let s = board.square.millimetres, keep = 1.5 / pixelsPerMM
         let clear = (s - board.marker.millimetres) / 2 - keep
-        guard clear > 0 else { return refused(.window) }
+        guard clear > 0 else { return refused }
         var reach = min(s / 2 - keep, maxHalfWindow / pixelsPerMM)
         // The window's extent in pixels, and kept inside the image (shrunk evenly about the corner).
         let extent = reach * max(abs(du.x) + abs(dv.x), abs(du.y) + abs(dv.y))
         let room = min(guess.x, guess.y, Double(image.width - 1) - guess.x, Double(image.height - 1) - guess.y) - 1
-        guard room > 1.5 else { return refused(.window) }
+        guard room > 1.5 else { return refused }
         if extent > room { reach *= room / extent }
-        guard reach * pixelsPerMM >= 2.5 else { return refused(.window) }
-        // Which of the four squares about the corner hold a marker: (u > 0, v > 0) picks the square.
+        guard reach * pixelsPerMM >= 2.5 else { return refused }
         let columns = board.squaresX - 1, cx = id % columns, cy = id / columns
         let marked = [(0, 0), (1, 0), (0, 1), (1, 1)].map { board.holdsMarker(column: cx + $0.0, row: cy + $0.1) }
-        func inWindow(_ u: Double, _ v: Double) -> Bool {
-            guard abs(u) < reach, abs(v) < reach else { return false }
-            return !marked[(u > 0 ? 1 : 0) + (v > 0 ? 2 : 0)] || min(abs(u), abs(v)) < clear
-        }
         let span = Int((reach * max(abs(du.x) + abs(dv.x), abs(du.y) + abs(dv.y))).rounded(.up)) + 1
-        // The window: pixels within `reach` of the corner along both board axes. First about the prediction
-        // (through the local homography), then again about the corner found, along the edges found (the
-        // prediction can be off by a pixel or two where the lens bends the board most).
-        func window(centre: Point2, axes: (Point2, Point2)?) -> Bool {
-            fit.reset()
-            let x0 = max(0, Int(centre.x.rounded()) - span), x1 = min(image.width - 1, Int(centre.x.rounded()) + span)
-            let y0 = max(0, Int(centre.y.rounded()) - span), y1 = min(image.height - 1, Int(centre.y.rounded()) + span)
-            guard x0 <= x1, y0 <= y1 else { return false }
-            // With axes: board coordinates from the inverse of the affine map (u, v) -> centre + u a + v b.
-            let inverse: (Double, Double, Double, Double)? = axes.flatMap { a, b in
-                let det = a.x * b.y - a.y * b.x
-                return abs(det) > 1e-12 ? (b.y / det, -b.x / det, -a.y / det, a.x / det) : nil
-            }
-            for y in y0...y1 {
-                for x in x0...x1 {
-                    let u: Double, v: Double
-                    if let m = inverse {
-                        let dx = Double(x) - centre.x, dy = Double(y) - centre.y
-                        (u, v) = (m.0 * dx + m.1 * dy, m.2 * dx + m.3 * dy)
-                    } else {
-                        let q = back.map(Point2(x: Double(x), y: Double(y)))
-                        (u, v) = (q.x - b.x, q.y - b.y)
-                    }
-                    guard inWindow(u, v) else { continue }
-                    fit.add(x: x, y: y, value: image.pixels[y * image.width + x])
-                }
-            }
-            return true
+        return .success(CornerWindow(guess: guess, onBoard: b, du: du, dv: dv, back: back, pixelsPerMM: pixelsPerMM, reach: reach,
+                                     clear: clear, marked: marked, span: span))
+    }
+
+    func contains(_ u: Double, _ v: Double) -> Bool {
+        guard abs(u) < reach, abs(v) < reach else { return false }
+        return !marked[(u > 0 ? 1 : 0) + (v > 0 ? 2 : 0)] || min(abs(u), abs(v)) < clear
+    }
+
+    /// The window's pixels into `fit`: those within `reach` of `centre` along both board axes, the axes
+    /// those of the homography (`axes` nil) or of the edges found, (u, v) -> centre + u a + v b.
+    func fill(_ fit: inout XCornerFit, image: GrayImage, centre: Point2, axes: (Point2, Point2)?) -> Bool {
+        fit.reset()
+        let x0 = max(0, Int(centre.x.rounded()) - span), x1 = min(image.width - 1, Int(centre.x.rounded()) + span)
+        let y0 = max(0, Int(centre.y.rounded()) - span), y1 = min(image.height - 1, Int(centre.y.rounded()) + span)
+        guard x0 <= x1, y0 <= y1 else { return false }
+        // With axes: board coordinates from the inverse of the affine map.
+        let inverse: (Double, Double, Double, Double)? = axes.flatMap { a, b in
+            let det = a.x * b.y - a.y * b.x
+            return abs(det) > 1e-12 ? (b.y / det, -b.x / det, -a.y / det, a.x / det) : nil
         }
-        guard window(centre: guess, axes: nil) else { return refused(.window) }
-        guard var r = fit.fit(from: guess, edges: (du, dv), blur: 0.7) else { return refused(fit.xs.count < 36 ? .window : .fit) }
-        // The fitted edges as board axes: each edge's direction, scaled as the homography scales the
-        // board axis it lies along.
-        let edges = [r.angles.0, r.angles.1].map { Point2(x: -sin($0), y: cos($0)) }
+        for y in y0...y1 {
+            for x in x0...x1 {
+                let u: Double, v: Double
+                if let m = inverse {
+                    let dx = Double(x) - centre.x, dy = Double(y) - centre.y
+                    (u, v) = (m.0 * dx + m.1 * dy, m.2 * dx + m.3 * dy)
+                } else {
+                    let q = back.map(Point2(x: Double(x), y: Double(y)))
+                    (u, v) = (q.x - onBoard.x, q.y - onBoard.y)
+                }
+                guard contains(u, v) else { continue }
+                fit.add(x: x, y: y, value: image.pixels[y * image.width + x])
+            }
+        }
+        return true
+    }
+
+    /// The fitted edges as board axes: each edge's direction, scaled as the homography scales the board
+    /// axis it lies along.
+    func boardAxes(fittedAngles angles: (Double, Double)) -> (Point2, Point2) {
+        let edges = [angles.0, angles.1].map { Point2(x: -sin($0), y: cos($0)) }
         func aligned(_ e: Point2, _ axis: Point2) -> Point2 {
             let length = (axis.x * axis.x + axis.y * axis.y).squareRoot(), dot = e.x * axis.x + e.y * axis.y
             return Point2(x: (dot < 0 ? -e.x : e.x) * length, y: (dot < 0 ? -e.y : e.y) * length)
         }
         let firstAlongU = abs(edges[0].x * du.x + edges[0].y * du.y) / du.distance(to: Point2(x: 0, y: 0))
             >= abs(edges[1].x * du.x + edges[1].y * du.y) / du.distance(to: Point2(x: 0, y: 0))
-        let axes = firstAlongU ? (aligned(edges[0], du), aligned(edges[1], dv)) : (aligned(edges[1], du), aligned(edges[0], dv))
-        if r.point.distance(to: guess) < Double(span), window(centre: r.point, axes: axes),
-           let again = fit.fit(from: r.point, edges: axes, blur: r.blur) {
-            r = again
-        }
-        // The image must hold a corner: contrast, fit, edges along the board's lines, near the prediction.
-        let contrast = abs(r.contrast)
-        guard contrast >= minContrast else { return refused(.contrast, r) }
-        guard r.rms <= maxResidual * contrast else { return refused(.residual, r) }
-        // Brighter than the mean towards the centre of a square that holds a marker (white near the
-        // corner), as the model's sign says there: c * (n1 . t) * (n2 . t) > 0.
-        guard let white = marked.firstIndex(of: true) else { return refused(.window) }
-        let (sx, sy) = (white % 2 == 1 ? 0.5 : -0.5, white >= 2 ? 0.5 : -0.5)
-        let towards = Point2(x: s * (sx * du.x + sy * dv.x), y: s * (sx * du.y + sy * dv.y))
-        let sides = [r.angles.0, r.angles.1].map { cos($0) * towards.x + sin($0) * towards.y }
-        guard r.contrast * sides[0] * sides[1] > 0 else { return refused(.polarity, r) }
-        // The model's white squares are white to the window's edge, but each holds a marker a margin away
-        // from the corner's edges: a blur wider than that margin carries the marker's black border into
-        // the fit and pulls the corner. On renders with exact truth (a 20x20 board of 4 mm squares, 0.4 mm
-        // margins, blur 2 px) the error's RMS was 0.03-0.07 px up to σ = margin, 0.09 to 1.25 margins,
-        // 0.25 to 1.5 and 0.65 beyond (worst 1.25 px).
-        let margin = (s - board.marker.millimetres) / 2 * pixelsPerMM
-        guard r.blur <= margin, r.blur < reach * pixelsPerMM else { return refused(.blur, r) }
-        // Inside the image (a fit run off past its edge once ended 6 px outside it), and near the prediction.
-        guard r.point.x >= 0, r.point.y >= 0, r.point.x <= Double(image.width - 1), r.point.y <= Double(image.height - 1),
-              r.point.distance(to: guess) <= maxShift * s * pixelsPerMM else { return refused(.shift, r) }
-        let normals = [r.angles.0, r.angles.1].map { Point2(x: cos($0), y: sin($0)) }
-        let limit = cos((90 - maxEdgeAngle) * Double.pi / 180)
-        func along(_ n: Point2, _ e: Point2) -> Double { abs(n.x * e.x + n.y * e.y) / (e.x * e.x + e.y * e.y).squareRoot() }
-        // Each fitted edge lies along one board line: its normal is near-perpendicular to that line's direction.
-        let fits = (along(normals[0], du) <= limit && along(normals[1], dv) <= limit) || (along(normals[0], dv) <= limit && along(normals[1], du) <= limit)
-        return fits ? Trial(guess: guess, fit: r, refusal: nil) : refused(.edgeAngle, r)
+        return firstAlongU ? (aligned(edges[0], du), aligned(edges[1], dv)) : (aligned(edges[1], du), aligned(edges[0], dv))
     }
 }
