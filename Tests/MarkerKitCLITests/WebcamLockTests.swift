@@ -27,6 +27,12 @@ import Testing
         return [k[0] * m, k[4] * m, (k[2] - mx) * m + mx, (k[5] - my) * m + my]
     }
 
+    /// The views a capture keeps of the 16 streamed: at least 10 at full speed (15 are usual). Under a sanitizer
+    /// (MARKERKIT_TIME_SCALE) each frame is held 10 times longer, but the capture's uncertainty update after a
+    /// kept view runs 2-20 times slower while the camera streams on in real time: ASan's run kept 8 and 9 views
+    /// (their intrinsics within 1.1 sigma of the truth), so there 6 are asked for and the accuracy is still checked.
+    static var fewestViews: Int { CLI.seconds(1) > 1 ? 6 : 10 }
+
     static func magnification(focus: Int64) -> Double { 1 + 0.0004 * (Double(focus) - sharpFocus) }
 
     /// (estimate - truth) / sigma for fx, fy, cx, cy.
@@ -67,7 +73,7 @@ import Testing
             // Locked: one focus over every view, and the intrinsics of the picture at that focus.
             let lockedLog = try CaptureLog.read(from: dir.appendingPathComponent("locked\(seed)/capture.json")).log
             let focus = Set(lockedLog.images.compactMap(\.focus))
-            #expect(lockedLog.images.count >= 10 && focus.count == 1, "seed \(seed): \(lockedLog.images.count) views at focus \(focus.sorted())")
+            #expect(lockedLog.images.count >= Self.fewestViews && focus.count == 1, "seed \(seed): \(lockedLog.images.count) views at focus \(focus.sorted())")
             #expect(!locked.stdout.contains("warning: the focus moved"), "\(locked.stdout)")
             let held = try #require(focus.first)
             let calibration = try CameraCalibration.read(from: dir.appendingPathComponent("Calibrations/locked\(seed).yaml"))
