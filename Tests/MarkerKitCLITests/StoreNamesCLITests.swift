@@ -76,10 +76,10 @@ import Testing
         let shown = try CLI.run(["calibrations", "show", "webcam"], in: there, environment: user)
         #expect(shown.status == 0 && shown.stdout.contains("500"), "\(shown.stderr)")
         let list = try CLI.run(["calibrations", "list"], in: there, environment: user)
-        #expect(list.stdout.hasPrefix("1 calibration in \(userStore)/ (your data folder;"), "\(list.stdout)")
+        #expect(list.stdout.hasPrefix("1 calibration in \(userStore)/ (your data folder: the working folder has no Calibrations/"), "\(list.stdout)")
         // Without XDG_DATA_HOME: ~/.local/share.
         let home = try CLI.run(["calibrations", "list"], in: there, environment: ["MARKERKIT_CALIBRATIONS": "", "XDG_DATA_HOME": "", "HOME": dir.path])
-        #expect(home.stdout.hasPrefix("no calibrations in \(dir.path)/.local/share/markerkit/calibrations/ (your data folder;"), "\(home.stdout)")
+        #expect(home.stdout.hasPrefix("no calibrations in \(dir.path)/.local/share/markerkit/calibrations/ (your data folder: the working folder has no Calibrations/"), "\(home.stdout)")
         // A project's own Calibrations/ is its store, and a name not there says which store was searched.
         try FileManager.default.createDirectory(at: there.appendingPathComponent("Calibrations"), withIntermediateDirectories: false)
         let project = try CLI.run(["calibrations", "list"], in: there, environment: user)

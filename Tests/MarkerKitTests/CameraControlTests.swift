@@ -92,6 +92,21 @@ import Testing
         }
     }
 
+    /// A calibration's size is bounded where it is made, so comparing it with a picture's (w0 h = h0 w) cannot
+    /// overflow; the size rule answers alike for both ways of asking.
+    @Test func aCalibrationsSizeIsBoundedAndComparedOneWay() throws {
+        for (w, h) in [(Int.max, 480), (640, Int.max), (100_001, 480)] {
+            #expect(throws: MarkerKitError.badInput("image size \(w)x\(h) is outside 0-100000 each")) {
+                try CameraCalibration(name: "big", cameraMatrix: [500, 0, 320, 0, 500, 240, 0, 0, 1], distortion: [0, 0, 0, 0, 0], imageWidth: w, imageHeight: h)
+            }
+        }
+        let webcam = try Self.webcam(), huge = CameraCalibration.largestSide
+        #expect(CalibrationFit.relation(of: webcam, toWidth: huge, height: huge) == .otherAspect)
+        #expect(CalibrationFit.relation(of: webcam, toWidth: 640, height: 360) == .sameAspect && webcam.isScaled(forWidth: 640, height: 360))
+        #expect(CalibrationFit.relation(of: webcam, toWidth: 1280, height: 720) == .asItIs && !webcam.isScaled(forWidth: 1280, height: 720))
+        #expect(try webcam.fitted(width: 1280, height: 720).cameraMatrix == webcam.cameraMatrix)
+    }
+
     @Test func differentOpticsAreNamedInWarnings() throws {
         let made = CameraState(device: "/dev/video0", card: "HD Pro Webcam C920", driver: "uvcvideo", busInfo: "", pixelFormat: "MJPG",
                                width: 1280, height: 720, optics: ["focus_automatic_continuous": 0, "focus_absolute": 30, "zoom_absolute": 100])

@@ -119,7 +119,7 @@ public struct DetectorBenchmark {
         if includePhone {
             for phoneCase in BenchmarkScenes.PhoneCase.allCases {
                 let scenes = try BenchmarkScenes.phone(phoneCase, count: quick ? 1 : 4, dictionary: dictionary)
-                let name = "\(phoneCase.rawValue) (\(scenes.count) photo\(scenes.count == 1 ? "" : "s"))"
+                let name = "\(phoneCase.rawValue) (\(counted(scenes.count, "photo")))"
                 progress(name)
                 report.markerCases.append(try measure(name: name, images: try scenes.map { try renderer.render($0.scene) },
                                                       truths: scenes.map { $0.markers.map(\.truth) }, dictionary: dictionary))
@@ -138,7 +138,7 @@ public struct DetectorBenchmark {
         let sizes: [(Int, Int)] = onlySizes ?? (quick ? [(640, 480), (1920, 1080)] : [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)])
         for (w, h) in sizes {
             for count in quick ? [0, 10] : [0, 1, 10, 50] {
-                let name = "\(w)x\(h), \(count) marker\(count == 1 ? "" : "s")"
+                let name = "\(w)x\(h), \(counted(count, "marker"))"
                 progress(name)
                 let scene = try BenchmarkScenes.markers(count: count, width: w, height: h, seed: UInt64(w * 31 + count), dictionary: dictionary)
                 let image = try renderer.render(scene)

@@ -73,7 +73,7 @@ extension DetectorBenchmark {
             }
             present += truths[index].count
         }
-        return MJPEGCase(name: "\(width)x\(height), 10 markers (\(frames) frame\(frames == 1 ? "" : "s"))", width: width, height: height,
+        return MJPEGCase(name: "\(width)x\(height), 10 markers (\(counted(frames, "frame")))", width: width, height: height,
                          markers: 10, jpegBytes: jpegs.map(\.count).reduce(0, +) / jpegs.count,
                          milliseconds: times.mapValues { median($0) },
                          recall: found.mapValues { Double($0) / Double(max(present, 1)) })

@@ -36,7 +36,7 @@ public struct CalibrationJob {
                 var found = Inputs(images: images)
                 found.notes = catalog.notes
                 if !videos.isEmpty {
-                    found.notes.append("skipped \(videos.count) video\(videos.count == 1 ? "" : "s") (\(videos.prefix(3).joined(separator: ", "))\(videos.count > 3 ? ", ..." : "")): calibration takes still images")
+                    found.notes.append("skipped \(counted(videos.count, "video")) (\(videos.prefix(3).joined(separator: ", "))\(videos.count > 3 ? ", ..." : "")): calibration takes still images")
                 }
                 inputs = found
             }

@@ -81,7 +81,7 @@ public struct CalibrationStore: Sendable {
         let why = switch origin {
         case .environment: "named by MARKERKIT_CALIBRATIONS"
         case .project: "the working folder's own Calibrations/"
-        case .userData: "your data folder; a Calibrations/ folder where you work, or MARKERKIT_CALIBRATIONS, is used instead"
+        case .userData: "your data folder: the working folder has no Calibrations/ and MARKERKIT_CALIBRATIONS is not set"
         case .given: "the given folder"
         }
         return "\(shownDirectory) (\(why))"

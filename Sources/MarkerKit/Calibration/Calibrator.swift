@@ -56,7 +56,7 @@ public struct Calibrator: Sendable {
             case .unreadable(let why): return "unreadable (\(why))"
             case .noBoard: return "no board found"
             case .tooFewCorners(let n, let why):
-                return "\(n) board corner\(n == 1 ? "" : "s") found: a view needs 6 or more, not all on one line" + (why.map { " (\($0))" } ?? "")
+                return "\(counted(n, "board corner")) found: a view needs 6 or more, not all on one line" + (why.map { " (\($0))" } ?? "")
             case .wrongSize(let w, let h): return "image size \(w)x\(h) differs from the first image's"
             case .outlier(let rms): return String(format: "outlier (view RMS %.3f px)", rms)
             }
@@ -102,7 +102,7 @@ public struct Calibrator: Sendable {
             // A view whose markers are read gives its corners, or says why not.
             guard let found = try? CharucoDetector(board: board).detect(in: image), !found.markers.isEmpty else { return .nothing }
             guard found.isUsableView(columns: board.squaresX - 1, minimum: minimumCorners) else {
-                let markers = "\(found.markers.count) marker\(found.markers.count == 1 ? "" : "s") read"
+                let markers = "\(counted(found.markers.count, "marker")) read"
                 return .tooFew(found.corners.count, why: markers + (found.refusalSummary.map { "; corners refused: \($0)" } ?? ""))
             }
             return .corners(found.corners.map(\.point), ids: found.corners.map(\.id))
@@ -166,6 +166,7 @@ public struct Calibrator: Sendable {
 
     /// Calibrates from the views with a board; throws with a clear reason when it cannot be trusted.
     public func calibrate(views input: [View], width: Int, height: Int, name: String) throws -> Result {
+        try model.requireSolvable()
         var views = input
         try requireEnoughViews(views)
         let points = (0..<(target.innerColumns * target.innerRows)).map(target.point(of:))
@@ -217,7 +218,7 @@ public struct Calibrator: Sendable {
         }
         guard dropped > 0 else { return solved }
         guard found - dropped >= 3 else {
-            throw MarkerKitError.badInput("after dropping \(dropped) outlier view\(dropped == 1 ? "" : "s") fewer than 3 remain: take more images")
+            throw MarkerKitError.badInput("after dropping \(counted(dropped, "outlier view")) fewer than 3 remain: take more images")
         }
         return try solve(views: views, points: points, width: width, height: height)
     }
@@ -296,7 +297,7 @@ public struct Calibrator: Sendable {
         case .opencv4, .opencv5: bridgeModel = CVB_MODEL_OPENCV5
         case .opencv8: bridgeModel = CVB_MODEL_OPENCV8
         case .fisheye: bridgeModel = CVB_MODEL_FISHEYE
-        case .pinhole: try model.requireSolvable(); bridgeModel = CVB_MODEL_OPENCV5 // refused
+        case .pinhole: try model.requireSolvable(); bridgeModel = CVB_MODEL_OPENCV5 // refused before: calibrate(views:) checks first
         }
         if fixK3, model != .opencv5, model != .opencv4 {
             throw MarkerKitError.invalidArgument("fixing k3 applies to the opencv5 model (opencv4 has no k3)")

@@ -27,12 +27,13 @@ public struct CalibrationFit: Sendable {
         var notices: [String] = []
         var calibration = stored
         let (w0, h0) = (stored.imageWidth, stored.imageHeight)
-        if w0 > 0, h0 > 0, (w0, h0) != (width, height) {
-            let mismatch = "calibration '\(stored.name)' is for \(w0)x\(h0) but \(pictures == .camera ? "the camera streams" : "the picture is") \(width)x\(height)"
-            guard w0 * height == h0 * width else {
-                let crop = "\(mismatch), another aspect ratio (a crop, not a scaled picture): calibrate at this size"
-                throw pictures == .camera ? .advised(.invalidArgument(crop), .requestSize(width: w0, height: h0)) : MarkerKitError.badInput(crop)
-            }
+        let mismatch = "calibration '\(stored.name)' is for \(w0)x\(h0) but \(pictures == .camera ? "the camera streams" : "the picture is") \(width)x\(height)"
+        switch Self.relation(of: stored, toWidth: width, height: height) {
+        case .asItIs: break
+        case .otherAspect:
+            let crop = "\(mismatch), another aspect ratio (a crop, not a scaled picture): calibrate at this size"
+            throw pictures == .camera ? .advised(.invalidArgument(crop), .requestSize(width: w0, height: h0)) : MarkerKitError.badInput(crop)
+        case .sameAspect:
             guard scale else { throw MarkerKitError.advised(.invalidArgument("\(mismatch) and scaling is off"), .allowScaling(width: w0, height: h0)) }
             calibration = try Self.scaled(stored, width: width, height: height)
             notices.append(Self.notice(stored, width: width, height: height, pictures: pictures))
@@ -40,6 +41,16 @@ public struct CalibrationFit: Sendable {
         self.calibration = calibration
         self.notices = notices
         warnings = Self.warnings(stored: stored.camera, live: live, name: stored.name)
+    }
+
+    /// How pictures of one size relate to a calibration: its own size (or a calibration for no size), the
+    /// same aspect ratio (scaled), another one (refused).
+    public enum Relation: Sendable { case asItIs, sameAspect, otherAspect }
+
+    public static func relation(of c: CameraCalibration, toWidth width: Int, height: Int) -> Relation {
+        let (w0, h0) = (c.imageWidth, c.imageHeight)
+        guard w0 > 0, h0 > 0, (w0, h0) != (width, height) else { return .asItIs }
+        return w0 * height == h0 * width ? .sameAspect : .otherAspect
     }
 
     /// The line that says a calibration was scaled to pictures of `width` x `height`.
@@ -94,12 +105,12 @@ extension CameraCalibration {
     /// This calibration for files' pictures of `width` x `height`: itself when it is for that size (or
     /// for no size), else scaled or refused by the rule of `CalibrationFit`.
     public func fitted(width: Int, height: Int) throws -> CameraCalibration {
-        guard imageWidth > 0, imageHeight > 0, (imageWidth, imageHeight) != (width, height) else { return self }
+        guard CalibrationFit.relation(of: self, toWidth: width, height: height) != .asItIs else { return self }
         return try CalibrationFit(self, width: width, height: height, live: nil, pictures: .files).calibration
     }
 
     /// Whether pictures of `width` x `height` use this calibration scaled (`fitted(width:height:)`).
     public func isScaled(forWidth width: Int, height: Int) -> Bool {
-        imageWidth > 0 && imageHeight > 0 && (imageWidth, imageHeight) != (width, height) && imageWidth * height == imageHeight * width
+        CalibrationFit.relation(of: self, toWidth: width, height: height) == .sameAspect
     }
 }

@@ -118,6 +118,10 @@ public struct CameraCalibration: Sendable, Equatable {
     /// The camera and its state when the views were taken (calibrations from `capture` and `serve`).
     public var camera: CameraState?
 
+    /// The largest image side a calibration may be for (a 16K sensor is 15360): larger is a damaged file,
+    /// whose sizes would overflow the arithmetic that compares them with a picture's.
+    public static let largestSide = 100_000
+
     /// Checks every number: a calibration that exists is always usable.
     public init(name: String, model: Model, cameraMatrix: [Double], distortion: [Double], imageWidth: Int,
                 imageHeight: Int, provenance: Provenance? = nil) throws {
@@ -136,6 +140,9 @@ public struct CameraCalibration: Sendable, Equatable {
             throw MarkerKitError.badInput("the camera matrix must have the form [fx s cx; 0 fy cy; 0 0 1]")
         }
         guard imageWidth >= 0, imageHeight >= 0 else { throw MarkerKitError.badInput("negative image size") }
+        guard imageWidth <= Self.largestSide, imageHeight <= Self.largestSide else {
+            throw MarkerKitError.badInput("image size \(imageWidth)x\(imageHeight) is outside 0-\(Self.largestSide) each")
+        }
         self.name = name
         self.model = model
         self.cameraMatrix = cameraMatrix

@@ -300,6 +300,6 @@ public final class V4L2Camera: FrameSource {
     }
 
     static func lost(_ path: String, after frames: Int?) -> MarkerKitError {
-        .cameraLost("camera '\(path)' disconnected" + (frames.map { " after \($0) frame\($0 == 1 ? "" : "s")" } ?? "") + " (unplugged?)")
+        .cameraLost("camera '\(path)' disconnected" + (frames.map { " after " + counted($0, "frame") } ?? "") + " (unplugged?)")
     }
 }

@@ -37,7 +37,7 @@ public struct StageTimings: Sendable {
         let rows = stages.map { stage in
             "  \(stage.name.padding(toLength: 18, withPad: " ", startingAt: 0)) \(String(format: "%9.2f ms/frame", perFrame(stage.seconds)))"
         }
-        return (["detector stage timings over \(frames) frame\(frames == 1 ? "" : "s"):"] + rows
+        return (["detector stage timings over \(counted(frames, "frame")):"] + rows
             + ["  \("total".padding(toLength: 18, withPad: " ", startingAt: 0)) \(String(format: "%9.2f ms/frame", perFrame(total)))"])
             .joined(separator: "\n")
     }

@@ -70,11 +70,9 @@ public struct TrackingSession {
     public func summary(_ feed: FrameFeed) -> String {
         let bad = feed.badFrames > 0 ? ", \(feed.badFrames) bad skipped" : ""
         let idList = ids.isEmpty ? "" : ", IDs " + ids.sorted().map(String.init).joined(separator: " ")
-        return String(format: "%@, %@%@, %.1f fps, %d dropped%@", Self.counted(feed.processed, "frame"), Self.counted(detections, "detection"),
+        return String(format: "%@, %@%@, %.1f fps, %d dropped%@", counted(feed.processed, "frame"), counted(detections, "detection"),
                       idList, feed.framesPerSecond, feed.dropped, bad)
     }
-
-    static func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     /// The next frame; a camera lost on the way ends the stream like its end (so what was written is
     /// finished and kept), with the reason in `lost`.

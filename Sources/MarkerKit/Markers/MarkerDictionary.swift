@@ -249,10 +249,10 @@ public struct MarkerDictionary: Sendable, Hashable, CustomStringConvertible {
 
         public var description: String {
             if let other {
-                return "\(id) turned \(degrees)° is \(distance) cell\(distance == 1 ? "" : "s") from \(other)"
+                return "\(id) turned \(degrees)° is \(counted(distance, "cell")) from \(other)"
             }
             if distance == 0 { return "\(id) is symmetric under a \(degrees)° turn: its orientation cannot be read" }
-            return "\(id) turned \(degrees)° is \(distance) cell\(distance == 1 ? "" : "s") from itself: its orientation is fragile"
+            return "\(id) turned \(degrees)° is \(counted(distance, "cell")) from itself: its orientation is fragile"
         }
     }
 

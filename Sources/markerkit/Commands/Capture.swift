@@ -87,7 +87,7 @@ struct Capture: ParsableCommand {
         endStatus()
         keys?.restore()
         let saved = outcome.saved.count
-        print("saved \(saved) frame\(saved == 1 ? "" : "s") in \(directory.relativePath)/ with capture.json (\(feed.processed) frames seen, \(feed.dropped) dropped\(feed.badFrames > 0 ? ", \(feed.badFrames) bad skipped" : ""))\(Interrupt.requested ? ", stopped by Ctrl-C" : "")")
+        print("saved \(counted(saved, "frame")) in \(directory.relativePath)/ with capture.json (\(feed.processed) frames seen, \(feed.dropped) dropped\(feed.badFrames > 0 ? ", \(feed.badFrames) bad skipped" : ""))\(Interrupt.requested ? ", stopped by Ctrl-C" : "")")
         if let u = outcome.uncertainty { print(CaptureStatus.uncertaintyLine(u, target: untilSigma)) }
         if let calibrate, let target, let location {
             var job = CalibrationJob(target: target, images: outcome.saved, name: location.name ?? calibrate)
@@ -106,7 +106,7 @@ struct Capture: ParsableCommand {
         } catch MarkerKitError.cameraLost(let message) {
             endStatus()
             let kept = kept()
-            throw MarkerKitError.cameraLost("\(message); \(kept) view\(kept == 1 ? "" : "s") kept in \(directory.relativePath)/" + (kept > 0 ? " with capture.json" : ""))
+            throw MarkerKitError.cameraLost("\(message); \(counted(kept, "view")) kept in \(directory.relativePath)/" + (kept > 0 ? " with capture.json" : ""))
         }
     }
 }

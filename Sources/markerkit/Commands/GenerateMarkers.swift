@@ -59,6 +59,6 @@ struct GenerateMarkers: ParsableCommand {
         let pages = (kept.count + layout.perPage - 1) / layout.perPage
         try markerSheet.document().write(
             to: destination, dpi: sheet.dpi,
-            summary: "\(kept.count) marker\(kept.count == 1 ? "" : "s") of \(dictionaryOption.dictionary.name), \(side), \(layout.perPage) per page on \(pages) page\(pages == 1 ? "" : "s") of \(layout.page)")
+            summary: "\(counted(kept.count, "marker")) of \(dictionaryOption.dictionary.name), \(side), \(layout.perPage) per page on \(counted(pages, "page")) of \(layout.page)")
     }
 }

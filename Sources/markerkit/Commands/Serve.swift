@@ -95,7 +95,7 @@ struct Serve: ParsableCommand {
             throw error
         }
         let kept = server.station.savedViews.count
-        print("stopped; \(kept) view\(kept == 1 ? "" : "s") kept in \(folder)/")
+        print("stopped; \(counted(kept, "view")) kept in \(folder)/")
     }
 
     static func defaultFolder() -> String {
