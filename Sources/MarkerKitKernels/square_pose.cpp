@@ -138,6 +138,20 @@ void rotation_vector(const Mat3 R, double out[3]) {
     out[0] = k[0] * angle; out[1] = k[1] * angle; out[2] = k[2] * angle;
 }
 
+// Axis times angle to a rotation matrix (Rodrigues).
+void rotation_matrix(const double r[3], Mat3 R) {
+    const double theta = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    if (theta < 1e-15) {
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) R[i][j] = i == j ? 1 : 0;
+        return;
+    }
+    const double x = r[0] / theta, y = r[1] / theta, z = r[2] / theta, c = std::cos(theta), s = std::sin(theta), t = 1 - c;
+    R[0][0] = t * x * x + c;     R[0][1] = t * x * y - s * z; R[0][2] = t * x * z + s * y;
+    R[1][0] = t * x * y + s * z; R[1][1] = t * y * y + c;     R[1][2] = t * y * z - s * x;
+    R[2][0] = t * x * z - s * y; R[2][1] = t * y * z + s * x; R[2][2] = t * z * z + c;
+}
+
 } // namespace
 
 bool undistort_point(const double *K, const double *d, int n, double u, double v, double &x, double &y) {
@@ -159,7 +173,18 @@ bool undistort_point(const double *K, const double *d, int n, double u, double v
     return std::isfinite(x) && std::isfinite(y);
 }
 
-bool square_pose(const double normalized[4][2], double side, double rvec[3], double tvec[3]) {
+void project_point(const double *K, const double *d, int n, const double p[3], double &u, double &v) {
+    double k[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < n && i < 12; ++i) k[i] = d[i];
+    const double x = p[0] / p[2], y = p[1] / p[2], r2 = x * x + y * y, r4 = r2 * r2, r6 = r4 * r2;
+    const double radial = (1 + k[0] * r2 + k[1] * r4 + k[4] * r6) / (1 + k[5] * r2 + k[6] * r4 + k[7] * r6);
+    const double xd = x * radial + 2 * k[2] * x * y + k[3] * (r2 + 2 * x * x) + k[8] * r2 + k[9] * r4;
+    const double yd = y * radial + k[2] * (r2 + 2 * y * y) + 2 * k[3] * x * y + k[10] * r2 + k[11] * r4;
+    u = K[0] * xd + K[1] * yd + K[2];
+    v = K[4] * yd + K[5];
+}
+
+bool square_poses(const double normalized[4][2], double side, double poses[2][6]) {
     const double h = side / 2;
     const double object[4][2] = {{-h, h}, {h, h}, {h, -h}, {-h, -h}};
     Mat3 H, r1, r2;
@@ -167,9 +192,33 @@ bool square_pose(const double normalized[4][2], double side, double rvec[3], dou
     double t1[3], t2[3];
     if (!ippe_translation(r1, object, normalized, t1) || !ippe_translation(r2, object, normalized, t2)) return false;
     const bool first = reprojection_error(r1, t1, object, normalized) <= reprojection_error(r2, t2, object, normalized);
-    rotation_vector(first ? r1 : r2, rvec);
-    for (int i = 0; i < 3; ++i) tvec[i] = first ? t1[i] : t2[i];
-    return std::isfinite(rvec[0]) && std::isfinite(rvec[1]) && std::isfinite(rvec[2]);
+    rotation_vector(first ? r1 : r2, poses[0]);
+    rotation_vector(first ? r2 : r1, poses[1]);
+    for (int i = 0; i < 3; ++i) {
+        poses[0][3 + i] = first ? t1[i] : t2[i];
+        poses[1][3 + i] = first ? t2[i] : t1[i];
+    }
+    for (int s = 0; s < 2; ++s)
+        for (int i = 0; i < 6; ++i)
+            if (!std::isfinite(poses[s][i])) return false;
+    return true;
+}
+
+double pixel_error(const double *K, const double *d, int n, const double pose[6], double side, const double *image_corners) {
+    const double h = side / 2;
+    const double object[4][2] = {{-h, h}, {h, h}, {h, -h}, {-h, -h}};
+    Mat3 R;
+    rotation_matrix(pose, R);
+    double sum = 0;
+    for (int i = 0; i < 4; ++i) {
+        const double x = object[i][0], y = object[i][1];
+        const double p[3] = {R[0][0] * x + R[0][1] * y + pose[3], R[1][0] * x + R[1][1] * y + pose[4], R[2][0] * x + R[2][1] * y + pose[5]};
+        double u, v;
+        project_point(K, d, n, p, u, v);
+        const double du = u - image_corners[2 * i], dv = v - image_corners[2 * i + 1];
+        sum += du * du + dv * dv;
+    }
+    return std::sqrt(sum / 4);
 }
 
 } // namespace mkk
@@ -180,7 +229,20 @@ bool pinhole_distortion_count(int32_t n) { return n == 0 || n == 4 || n == 5 || 
 
 extern "C" int32_t mkk_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
                                         const double *distortion, int32_t distortion_count, double *rvec, double *tvec) {
-    if (image_corners == nullptr || camera_matrix == nullptr || rvec == nullptr || tvec == nullptr || !(side > 0) ||
+    if (rvec == nullptr || tvec == nullptr) return bridge::fail(BRIDGE_ERR_ARGUMENT, "solvePnP: bad argument");
+    double poses[14];
+    const int32_t status = mkk_solve_pnp_square_both(image_corners, side, camera_matrix, distortion, distortion_count, poses);
+    if (status != BRIDGE_OK) return status;
+    for (int i = 0; i < 3; ++i) {
+        rvec[i] = poses[i];
+        tvec[i] = poses[3 + i];
+    }
+    return BRIDGE_OK;
+}
+
+extern "C" int32_t mkk_solve_pnp_square_both(const double *image_corners, double side, const double *camera_matrix,
+                                             const double *distortion, int32_t distortion_count, double *poses) {
+    if (image_corners == nullptr || camera_matrix == nullptr || poses == nullptr || !(side > 0) ||
         !pinhole_distortion_count(distortion_count) || (distortion_count > 0 && distortion == nullptr))
         return bridge::fail(BRIDGE_ERR_ARGUMENT, "solvePnP: bad argument");
     double normalized[4][2];
@@ -188,6 +250,11 @@ extern "C" int32_t mkk_solve_pnp_square(const double *image_corners, double side
         if (!mkk::undistort_point(camera_matrix, distortion, distortion_count, image_corners[2 * i], image_corners[2 * i + 1],
                                   normalized[i][0], normalized[i][1]))
             return bridge::fail(BRIDGE_ERR_ARGUMENT, "solvePnP: a corner cannot be undistorted");
-    if (!mkk::square_pose(normalized, side, rvec, tvec)) return bridge::fail(BRIDGE_ERR_ARGUMENT, "solvePnP found no pose");
+    double both[2][6];
+    if (!mkk::square_poses(normalized, side, both)) return bridge::fail(BRIDGE_ERR_ARGUMENT, "solvePnP found no pose");
+    for (int s = 0; s < 2; ++s) {
+        for (int i = 0; i < 6; ++i) poses[7 * s + i] = both[s][i];
+        poses[7 * s + 6] = mkk::pixel_error(camera_matrix, distortion, distortion_count, both[s], side, image_corners);
+    }
     return BRIDGE_OK;
 }

@@ -5,8 +5,12 @@ namespace mkk {
 // Pixel (u, v) to normalised camera coordinates as cv::undistortPoints does for OpenCV's pinhole model
 // with 0, 4, 5, 8 or 12 coefficients (no tilted sensor): five fixed-point iterations. K is row-major 3x3.
 bool undistort_point(const double *K, const double *d, int n, double u, double v, double &x, double &y);
-// The pose of a square of side `side` (OpenCV's marker frame: corners (-s/2, s/2, 0), (s/2, s/2, 0),
-// (s/2, -s/2, 0), (-s/2, -s/2, 0)) from its corners in normalised coordinates: of IPPE's two
-// solutions the one that reprojects better, as cv::solvePnP with SOLVEPNP_IPPE_SQUARE returns.
-bool square_pose(const double normalized[4][2], double side, double rvec[3], double tvec[3]);
+// The two poses of a square of side `side` (OpenCV's marker frame: corners (-s/2, s/2, 0), (s/2, s/2, 0),
+// (s/2, -s/2, 0), (-s/2, -s/2, 0)) from its corners in normalised coordinates, IPPE's two solutions
+// (rvec, tvec each): the one that reprojects better first, as cv::solvePnP with SOLVEPNP_IPPE_SQUARE
+// returns it.
+bool square_poses(const double normalized[4][2], double side, double poses[2][6]);
+// The RMS distance in pixels between the square's corners projected at `pose` (rvec, tvec) through the
+// pinhole model (0, 4, 5, 8 or 12 coefficients) and `image_corners` (x y each).
+double pixel_error(const double *K, const double *d, int n, const double pose[6], double side, const double *image_corners);
 } // namespace mkk

@@ -13,6 +13,12 @@ import Testing
                                                                       Point2(x: 1919.5, y: 1e21)]),
                                    pose: MarkerPose(rvec: [0.1, -2.220446049250313e-16, 3.141592653589793], tvec: [0.05, 1e-9, 123456789.123])),
             DetectionReport.Marker(MarkerDetection(id: 1023, corners: [Point2(x: 1, y: 2), Point2(x: 3, y: 4), Point2(x: 5, y: 6), Point2(x: 7, y: 8)]), pose: nil),
+            // Both poses, as detect and track give them.
+            DetectionReport.Marker(MarkerDetection(id: 3, corners: [Point2(x: 1, y: 2), Point2(x: 3, y: 4), Point2(x: 5, y: 6), Point2(x: 7, y: 8)]),
+                                   poses: MarkerPoses(chosen: MarkerPose(rvec: [3.1, 0.2, -0.01], tvec: [0.1, 0.2, 1.5]),
+                                                      other: MarkerPose(rvec: [2.9, -0.3, 0.02], tvec: [0.1, 0.2, 1.49]),
+                                                      chosenError: 0.31, otherError: 0.29),
+                                   decided: .history, unit: "mm"),
         ])
 
     @Test func theLineReadsBackAsWhatWasWritten() throws {

@@ -277,6 +277,11 @@ int32_t cvb_to_gray(const uint8_t *pixels, int32_t width, int32_t height, int32_
 int32_t cvb_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
                              const double *distortion, int32_t distortion_count, cvb_model model, double *rvec,
                              double *tvec);
+/* Both of IPPE's poses of the square, by cv::solvePnPGeneric with SOLVEPNP_IPPE_SQUARE: `poses` receives 14
+ * values, rvec, tvec and the RMS reprojection error in pixels (through the model) of each, OpenCV's order
+ * (the better first). As mkk_solve_pnp_square_both, for every model. */
+int32_t cvb_solve_pnp_square_both(const double *image_corners, double side, const double *camera_matrix,
+                                  const double *distortion, int32_t distortion_count, cvb_model model, double *poses);
 
 /* ---- Video ------------------------------------------------------------------------------------------ */
 

@@ -86,12 +86,14 @@ public struct DetectionJob {
         }
     }
 
-    private func makeWorker() -> () -> Worker {
+    /// `history`: frames come in order, and an ambiguous marker's pose is chosen by the frames before.
+    private func makeWorker(history: Bool = false) -> () -> Worker {
         let detector = detector, poseEstimator = poseEstimator, timed = timings != nil, board = board
         return {
             var analyzer = MarkerFrameAnalyzer(poseEstimator: poseEstimator, collectTimings: timed)
             analyzer.detector = detector
             analyzer.board = board
+            if history, poseEstimator != nil { analyzer.poseHistory = PoseHistory(ids: detector.dictionary.count) }
             return Worker(analyzer: analyzer)
         }
     }
@@ -151,7 +153,9 @@ public struct DetectionJob {
         var writer: VideoFileWriter?
         var frames = 0, detections = 0, boardCorners = 0
         var ids = Set<Int>()
-        try OrderedJobs.run(jobs: jobs, makeState: makeWorker(), take: { worker in
+        // Poses are chosen in frame order (PoseHistory), so a video with poses is detected by one worker.
+        let inOrder = poseEstimator != nil
+        try OrderedJobs.run(jobs: inOrder ? 1 : jobs, makeState: makeWorker(history: inOrder), take: { worker in
             try source.next(into: &worker.sourced)
         }, work: { worker in
             try worker.analyze(annotate: annotate)

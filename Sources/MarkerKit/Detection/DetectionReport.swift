@@ -6,18 +6,61 @@ import Foundation
 /// BR, BL, in the picture as displayed: an image with an orientation tag (phone photos) is turned as
 /// the tag says first, and `orientation` says so (absent for files without a tag, videos, cameras).
 public struct DetectionReport: Codable, Sendable {
+    /// A marker's pose: the one chosen, with its RMS reprojection error in pixels, and IPPE's other pose
+    /// (`alternative`), its error and the ratio of the two errors; `ambiguous` when the ratio is below
+    /// `PoseHistory.ambiguousRatio` (the corners alone cannot tell the poses apart), and what `decided`
+    /// the choice: the reprojection, or the marker's pose in the frames before (`history`, in videos and
+    /// streams). The fields after `unit` are absent in files written before they existed.
     public struct Pose: Codable, Sendable, Equatable {
         public let rotation: SIMD3<Double>
         public let translation: SIMD3<Double>
         public let unit: String
+        public var error: Double?
+        public var alternative: Alternative?
+        public var ratio: Double?
+        public var ambiguous: Bool?
+        public var decided: Decision?
+
+        /// The other pose.
+        public struct Alternative: Codable, Sendable, Equatable {
+            public let rotation: SIMD3<Double>
+            public let translation: SIMD3<Double>
+            public let error: Double
+
+            enum CodingKeys: String, CodingKey { case rotation = "rvec", translation = "tvec", error }
+        }
+
+        public enum Decision: String, Codable, Sendable {
+            /// The pose that reprojects better.
+            case reprojection
+            /// An ambiguous marker's pose nearer its pose in the frames before.
+            case history
+        }
+
+        public init(rotation: SIMD3<Double>, translation: SIMD3<Double>, unit: String) {
+            self.rotation = rotation
+            self.translation = translation
+            self.unit = unit
+        }
+
+        public init(_ poses: MarkerPoses, decided: Decision, unit: String) {
+            self.init(rotation: poses.chosen.rotation, translation: poses.chosen.translation, unit: unit)
+            error = poses.chosenError
+            alternative = Alternative(rotation: poses.other.rotation, translation: poses.other.translation, error: poses.otherError)
+            ratio = poses.ratio
+            ambiguous = poses.isAmbiguous
+            self.decided = decided
+        }
 
         /// The Rodrigues vector as the JSON has it.
         public var rvec: [Double] { [rotation.x, rotation.y, rotation.z] }
         /// The translation, in `unit`.
         public var tvec: [Double] { [translation.x, translation.y, translation.z] }
+        /// The chosen pose.
+        public var pose: MarkerPose { MarkerPose(rotation: rotation, translation: translation) }
 
         enum CodingKeys: String, CodingKey {
-            case rotation = "rvec", translation = "tvec", unit
+            case rotation = "rvec", translation = "tvec", unit, error, alternative, ratio, ambiguous, decided
         }
     }
 
@@ -34,6 +77,13 @@ public struct DetectionReport: Codable, Sendable {
             id = detection.id
             quad = detection.quad
             self.pose = pose.map { Pose(rotation: $0.rotation, translation: $0.translation, unit: unit) }
+        }
+
+        /// With both poses, the choice made by `decided`.
+        public init(_ detection: MarkerDetection, poses: MarkerPoses?, decided: Pose.Decision = .reprojection, unit: String = "m") {
+            id = detection.id
+            quad = detection.quad
+            pose = poses.map { Pose($0, decided: decided, unit: unit) }
         }
 
         enum CodingKeys: String, CodingKey { case id, corners, pose }
@@ -165,14 +215,7 @@ public struct DetectionReport: Codable, Sendable {
                 JSONText.append(marker.id, to: &out)
                 if let pose = marker.pose {
                     JSONText.append(key: "pose", to: &out)
-                    out.append(UInt8(ascii: "{"))
-                    JSONText.append(key: "rvec", first: true, to: &out)
-                    JSONText.append(pose.rotation, to: &out)
-                    JSONText.append(key: "tvec", to: &out)
-                    JSONText.append(pose.translation, to: &out)
-                    JSONText.append(key: "unit", to: &out)
-                    JSONText.append(pose.unit, to: &out)
-                    out.append(UInt8(ascii: "}"))
+                    pose.appendJSON(to: &out)
                 }
                 out.append(UInt8(ascii: "}"))
             }
@@ -205,5 +248,52 @@ public struct DetectionReport: Codable, Sendable {
         var data = try encoder.encode(self)
         data.append(0x0A)
         return data
+    }
+}
+
+extension DetectionReport.Pose {
+    /// The pose as JSON, keys sorted as JSONEncoder sorts them; nothing allocated with a kept buffer.
+    func appendJSON(to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        var first = true
+        if let alternative {
+            JSONText.append(key: "alternative", first: true, to: &out)
+            out.append(UInt8(ascii: "{"))
+            JSONText.append(key: "error", first: true, to: &out)
+            JSONText.append(alternative.error, to: &out)
+            JSONText.append(key: "rvec", to: &out)
+            JSONText.append(alternative.rotation, to: &out)
+            JSONText.append(key: "tvec", to: &out)
+            JSONText.append(alternative.translation, to: &out)
+            out.append(UInt8(ascii: "}"))
+            first = false
+        }
+        if let ambiguous {
+            JSONText.append(key: "ambiguous", first: first, to: &out)
+            JSONText.append(literal: ambiguous ? "true" : "false", to: &out)
+            first = false
+        }
+        if let decided {
+            JSONText.append(key: "decided", first: first, to: &out)
+            JSONText.append(literal: decided == .history ? "\"history\"" : "\"reprojection\"", to: &out)
+            first = false
+        }
+        if let error {
+            JSONText.append(key: "error", first: first, to: &out)
+            JSONText.append(error, to: &out)
+            first = false
+        }
+        if let ratio {
+            JSONText.append(key: "ratio", first: first, to: &out)
+            JSONText.append(ratio, to: &out)
+            first = false
+        }
+        JSONText.append(key: "rvec", first: first, to: &out)
+        JSONText.append(rotation, to: &out)
+        JSONText.append(key: "tvec", to: &out)
+        JSONText.append(translation, to: &out)
+        JSONText.append(key: "unit", to: &out)
+        JSONText.append(unit, to: &out)
+        out.append(UInt8(ascii: "}"))
     }
 }

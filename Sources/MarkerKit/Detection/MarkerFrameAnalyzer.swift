@@ -6,6 +6,8 @@ public struct MarkerFrameAnalyzer {
     public var poseEstimator: MarkerPoseEstimator? { didSet { fitted = nil } }
     /// The estimator fitted to the last picture's size, kept while pictures keep that size.
     private var fitted: (width: Int, height: Int, estimator: MarkerPoseEstimator)?
+    /// In a video or a stream (frames in order): an ambiguous marker's pose chosen by the frames before.
+    public var poseHistory: PoseHistory?
     /// A ChArUco board whose corners are looked for near its markers (its dictionary is the detector's).
     public var board: CharucoDetector?
     /// Display turn/mirror applied before detection; reported corners are mapped back to the sensor.
@@ -41,7 +43,13 @@ public struct MarkerFrameAnalyzer {
         }
         reported.removeAll(keepingCapacity: true)
         for marker in found {
-            reported.append(DetectionReport.Marker(marker, pose: try poseEstimator?.pose(of: marker)))
+            guard let poseEstimator else {
+                reported.append(DetectionReport.Marker(marker, poses: nil))
+                continue
+            }
+            var poses = try poseEstimator.poses(of: marker), decided = DetectionReport.Pose.Decision.reprojection
+            if poseHistory != nil { (poses, decided) = poseHistory!.decide(poses, id: marker.id, frame: sourced.index) }
+            reported.append(DetectionReport.Marker(marker, poses: poses, decided: decided))
         }
         var boardCorners: [CharucoDetection.Corner] = []
         if let board {
@@ -54,7 +62,7 @@ public struct MarkerFrameAnalyzer {
             var picture = sensor.format == .bgr8 ? sensor : try Self.bgr(sensor)
             var poses: [Int: MarkerPose] = [:]
             for (index, marker) in reported.enumerated() {
-                if let pose = marker.pose { poses[index] = MarkerPose(rotation: pose.rotation, translation: pose.translation) }
+                if let pose = marker.pose { poses[index] = pose.pose }
             }
             try MarkerAnnotator(poseEstimator: poseEstimator).annotate(&picture, markers: found, poses: poses)
             if board != nil { try MarkerAnnotator().drawBoardCorners(&picture, boardCorners) }

@@ -36,8 +36,12 @@ public struct TrackingSession {
         var fourcc: String { url.pathExtension.lowercased() == "mp4" ? "mp4v" : "MJPG" }
     }
 
+    /// Poses, when the analyzer gives them, are chosen with the stream's history (`PoseHistory`).
     public init(analyzer: MarkerFrameAnalyzer, recording: Recording? = nil) {
         self.analyzer = analyzer
+        if analyzer.poseEstimator != nil, analyzer.poseHistory == nil {
+            self.analyzer.poseHistory = PoseHistory(ids: analyzer.detector.dictionary.count)
+        }
         self.recording = recording
     }
 

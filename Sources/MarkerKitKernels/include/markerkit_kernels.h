@@ -72,6 +72,11 @@ int32_t mkk_edge_profiles(const uint8_t *gray, int32_t width, int32_t height, in
  * are cvb_solve_pnp_square's. */
 int32_t mkk_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
                              const double *distortion, int32_t distortion_count, double *rvec, double *tvec);
+/* Both of IPPE's poses of the square (the planar ambiguity: a second pose that explains the corners
+ * almost as well when the square faces the camera or is small): `poses` receives 14 values, rvec, tvec
+ * and the RMS reprojection error in pixels of each, the pose mkk_solve_pnp_square returns first. */
+int32_t mkk_solve_pnp_square_both(const double *image_corners, double side, const double *camera_matrix,
+                                  const double *distortion, int32_t distortion_count, double *poses);
 
 /* Runs job(context, i, worker) for every i in 0 ..< count, on the calling thread (worker 0) and on one
  * helper thread kept for the process (worker 1, started by the first call), and returns when all have
