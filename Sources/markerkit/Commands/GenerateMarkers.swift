@@ -9,7 +9,9 @@ struct GenerateMarkers: ParsableCommand {
         Each marker keeps a white quiet zone of one cell (side/7) and a label with its ID and size. \
         IDs whose reading is ambiguous (in aruco-original 1023, and pairs one cell apart when turned \
         180 degrees; in each dictionary the IDs one cell beyond what it corrects from another reading) \
-        are left out of ranges unless --include-ambiguous; an ID named on its own is always printed.
+        are left out of ranges unless --include-ambiguous; an ID named on its own is always printed. \
+        Beside the sheet goes each page's marker map (NAME.json, NAME-2.json, ...): every marker's corners \
+        on the page in mm, for one pose of the whole page (docs/FORMATS.md).
 
         Examples:
           markerkit generate markers --ids 0-23 --size 40mm -o sheet.pdf
@@ -57,8 +59,12 @@ struct GenerateMarkers: ParsableCommand {
         markerSheet.dictionary = dictionaryOption.dictionary
         let layout = try markerSheet.layout()
         let pages = (kept.count + layout.perPage - 1) / layout.perPage
+        // Each page's marker map (for --board on detect and track) beside it.
+        let maps = MarkerMap.pages(of: layout, ids: kept, dictionary: dictionaryOption.dictionary)
+        let mapFiles = MarkerMap.files(besides: destination.url, pages: maps.count)
+        for url in mapFiles { try OutputFiles.checkDestination(url, force: sheet.force) }
         try markerSheet.document().write(
-            to: destination, dpi: sheet.dpi,
+            to: destination, dpi: sheet.dpi, extra: try zip(mapFiles, maps).map { ($0, try $1.encoded()) },
             summary: "\(counted(kept.count, "marker")) of \(dictionaryOption.dictionary.name), \(side), \(layout.perPage) per page on \(counted(pages, "page")) of \(layout.page)")
     }
 }

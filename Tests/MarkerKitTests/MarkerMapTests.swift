@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+@testable import MarkerKit
+
+/// A marker map's every value is checked where it is read: one line naming the file and what is wrong.
+@Suite struct MarkerMapTests {
+    static func map(_ markers: String, units: String = "mm", dictionary: String = "DICT_4X4_50") -> Data {
+        Data(#"{"format": "markerkit-marker-map", "format_version": 1, "units": "\#(units)", "dictionary": "\#(dictionary)", "generator": "t", "markers": [\#(markers)]}"#.utf8)
+    }
+    static let square = #"{"id": 3, "corners": [[0, 0, 0], [10, 0, 0], [10, 10, 0], [0, 10, 0]]}"#
+
+    @Test func aGoodMapReads() throws {
+        let map = try MarkerMap.decode(Self.map(Self.square), source: "m.json")
+        #expect(map.corners(of: 3)?[2] == SIMD3(10, 10, 0) && map.corners(of: 4) == nil && map.isPlanar && map.millimetresPerUnit == 1)
+        // A cube's two faces are not one plane.
+        let cube = try MarkerMap.decode(Self.map(Self.square + #", {"id": 4, "corners": [[0, 0, 0], [0, 0, 10], [0, 10, 10], [0, 10, 0]]}"#, units: "cm"), source: "c.json")
+        #expect(!cube.isPlanar && cube.millimetresPerUnit == 10)
+    }
+
+    @Test(arguments: [
+        (map(square, units: "furlong"), "unit 'furlong' is not one of mm, cm, m, in, pt"),
+        (map(square, dictionary: "DICT_9X9"), "dictionary 'DICT_9X9' is not an OpenCV dictionary"),
+        (map(""), "it holds no marker"),
+        (map(#"{"id": 50, "corners": [[0, 0, 0], [10, 0, 0], [10, 10, 0], [0, 10, 0]]}"#), "ID 50 is not in DICT_4X4_50 (0-49)"),
+        (map(square + ", " + square), "ID 3 is there twice"),
+        (map(#"{"id": 1, "corners": [[0, 0, 0], [10, 0, 0], [10, 10, 0]]}"#), "marker 1 needs four corners of three coordinates"),
+        (map(#"{"id": 1, "corners": [[0, 0], [10, 0, 0], [10, 10, 0], [0, 10, 0]]}"#), "marker 1 needs four corners of three coordinates"),
+        (map(#"{"id": 1, "corners": [[0, 0, 0], [1e308, 0, 0], [10, 10, 0], [0, 10, 0]]}"#), "marker 1 has a coordinate that is not a number within 1000000"),
+        (map(#"{"id": 1, "corners": [[0, 0, 0], [10, 0, 0], [20, 0, 0], [30, 0, 0]]}"#), "marker 1's corners do not span a square"),
+        (map(#"{"id": 1, "corners": [[5, 5, 5], [5, 5, 5], [5, 5, 5], [5, 5, 5]]}"#), "marker 1's corners do not span a square"),
+    ])
+    func aBadMapIsRefusedInOneLine(data: Data, why: String) {
+        #expect(throws: MarkerKitError.badInput("marker map 'm.json': \(why)")) { try MarkerMap.decode(data, source: "m.json") }
+    }
+
+    @Test func otherJSONIsNotAMap() {
+        #expect(throws: MarkerKitError.badInput("marker map 'm.json' is not a markerkit-marker-map JSON file")) {
+            try MarkerMap.decode(Data("{}".utf8), source: "m.json")
+        }
+        #expect(throws: MarkerKitError.badInput("marker map 'm.json' is not a markerkit-marker-map JSON file")) {
+            try MarkerMap.decode(Data(#"{"format": "markerkit-marker-map", "format_version": 1, "units": "mm", "dictionary": "DICT_4X4_50", "generator": "t", "markers": [{"id": 99999999999999999999999, "corners": []}]}"#.utf8), source: "m.json")
+        }
+    }
+}
