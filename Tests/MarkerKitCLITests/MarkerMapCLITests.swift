@@ -52,3 +52,77 @@ import Testing
         #expect(try CLI.run(arguments + ["--force"], in: dir).status == 0)
     }
 }
+
+/// The pose of a marker map from every marker of it seen: the ArUco library's photo of its 24-marker board
+/// (strong lens distortion) with the board's layout as a map.
+@Suite struct MarkerMapPoseCLITests {
+    static let board = CaptureCLITests.single.deletingLastPathComponent().appendingPathComponent("board")
+
+    static func detect(map: URL, in dir: URL) throws -> DetectionReport.FrameResult {
+        let run = try CLI.run(["detect", board.appendingPathComponent("image-test.png").path, "--calibration", board.appendingPathComponent("intrinsics.yml").path,
+                               "--marker-size", "39mm", "--board", map.path, "--json", "d.json", "--force"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        return try JSONDecoder().decode(DetectionReport.self, from: Data(contentsOf: dir.appendingPathComponent("d.json"))).frames[0]
+    }
+
+    /// Each marker's own pose (IPPE on its four corners) lies where the map's pose puts it: centres within
+    /// 5% of the distance (2% for the median), every marker turned as the map turns it.
+    @Test func theMapsPoseAgreesWithEachMarkersOwn() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let mapURL = Self.board.appendingPathComponent("board-map.json")
+        let frame = try Self.detect(map: mapURL, in: dir)
+        let target = try #require(frame.target)
+        #expect(target.markers.count == 24 && target.outliers.isEmpty && (target.pose.error ?? 9) < 1.5, "\(target)")
+        let estimator = MarkerMapPose(map: try MarkerMap.read(from: mapURL))
+        let pose = target.pose.pose, r = Pose3D(rvec: pose.rvec, tvec: pose.tvec).rotation
+        var distances: [Double] = [], turns: [Double] = []
+        for marker in frame.markers {
+            let corners = try #require(estimator.map.corners(of: marker.id))
+            let c = corners.reduce(SIMD3<Double>.zero, +) / 4
+            let predicted = SIMD3(r[0] * c.x + r[1] * c.y + r[2] * c.z, r[3] * c.x + r[4] * c.y + r[5] * c.z, r[6] * c.x + r[7] * c.y + r[8] * c.z) + pose.translation
+            let own = try #require(marker.pose)
+            let d = own.translation - predicted
+            distances.append((d * d).sum().squareRoot() / (predicted * predicted).sum().squareRoot())
+            turns.append(own.pose.degrees(from: try #require(estimator.markerRotation(marker.id, mapPose: pose))))
+        }
+        distances.sort(); turns.sort()
+        print(String(format: "measured: ArUco's board photo, the map's pose from 24 markers (%.3f px RMS): marker centres from their own poses %.1f%% of the distance apart (median), %.1f%% at most; turned %.1f degrees (median), %.1f at most",
+                     target.pose.error ?? .nan, 100 * distances[12], 100 * distances[23], turns[12], turns[23]))
+        #expect(distances[12] < 0.02 && distances[23] < 0.05 && turns[23] < 10)
+        // The ambiguous markers took the pose the map gives them.
+        #expect(frame.markers.filter { $0.pose?.ambiguous == true }.allSatisfy { $0.pose?.decided == .board })
+    }
+
+    /// A marker that moved on the board (its corners in the map shifted 20 mm) does not fit: it is left
+    /// out as an outlier, and the pose is the one without it.
+    @Test func aMarkerThatDoesNotFitIsAnOutlier() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var map = try MarkerMap.read(from: Self.board.appendingPathComponent("board-map.json"))
+        let moved = map.markers.firstIndex { $0.id == 985 }!
+        map.markers[moved] = MarkerMap.Marker(id: 985, corners: map.markers[moved].corners.map { [$0[0] + 0.02, $0[1], $0[2]] })
+        try map.encoded().write(to: dir.appendingPathComponent("moved.json"))
+        let good = try #require(try Self.detect(map: Self.board.appendingPathComponent("board-map.json"), in: dir).target)
+        let bad = try #require(try Self.detect(map: dir.appendingPathComponent("moved.json"), in: dir).target)
+        #expect(bad.outliers == [985] && bad.markers.count == 23, "\(bad)")
+        let apart = bad.pose.translation - good.pose.translation
+        #expect(bad.pose.pose.degrees(from: good.pose.pose) < 0.5 && (apart * apart).sum().squareRoot() < 0.002)
+    }
+
+    /// `track --board` gives the map's pose in every frame's line; without a calibration the map is refused.
+    @Test func trackGivesTheMapsPoseAndAMapNeedsACalibration() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("frames"), withIntermediateDirectories: false)
+        try FileManager.default.copyItem(at: Self.board.appendingPathComponent("image-test.png"), to: dir.appendingPathComponent("frames/a.png"))
+        let map = Self.board.appendingPathComponent("board-map.json").path
+        let track = try CLI.run(["track", "--device", "frames", "--calibration", Self.board.appendingPathComponent("intrinsics.yml").path,
+                                 "--marker-size", "39mm", "--board", map, "--jsonl", "t.jsonl"], in: dir)
+        #expect(track.status == 0, "\(track.stderr)")
+        let line = try JSONDecoder().decode(DetectionReport.FrameResult.self, from: Data(contentsOf: dir.appendingPathComponent("t.jsonl")))
+        #expect(line.target?.markers.count == 24)
+        let refused = try CLI.run(["detect", Self.board.appendingPathComponent("image-test.png").path, "--board", map], in: dir)
+        #expect(refused.status == 64 && refused.stderr.contains("--board with a marker map finds its pose"), "\(refused.stderr)")
+    }
+}

@@ -280,6 +280,13 @@ int32_t cvb_solve_pnp_square(const double *image_corners, double side, const dou
 /* Both of IPPE's poses of the square, by cv::solvePnPGeneric with SOLVEPNP_IPPE_SQUARE: `poses` receives 14
  * values, rvec, tvec and the RMS reprojection error in pixels (through the model) of each, OpenCV's order
  * (the better first). As mkk_solve_pnp_square_both, for every model. */
+/* The pose of `count` (4 or more) points (x y z each) seen at `image_points` (x y each): with `planar`, both of
+ * IPPE's poses (cv::solvePnPGeneric with SOLVEPNP_IPPE), else SQPnP's one (SOLVEPNP_SQPNP), each refined by
+ * cv::solvePnPRefineLM (not for fisheye); `poses` receives 7 values per pose (rvec, tvec, the RMS
+ * reprojection error in pixels per point), the better first, `solutions` how many (1 or 2). */
+int32_t cvb_solve_pnp_points(const double *object_points, const double *image_points, int32_t count,
+                             const double *camera_matrix, const double *distortion, int32_t distortion_count,
+                             cvb_model model, int32_t planar, double *poses, int32_t *solutions);
 int32_t cvb_solve_pnp_square_both(const double *image_corners, double side, const double *camera_matrix,
                                   const double *distortion, int32_t distortion_count, cvb_model model, double *poses);
 

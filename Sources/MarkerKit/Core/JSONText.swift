@@ -54,6 +54,15 @@ enum JSONText {
         out.append(UInt8(ascii: "]"))
     }
 
+    static func append(_ values: [Int], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
+        for (k, value) in values.enumerated() {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            append(value, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
     /// `"key":`, preceded by a comma unless it is the first member.
     static func append(key: StaticString, first: Bool = false, to out: inout [UInt8]) {
         if !first { out.append(UInt8(ascii: ",")) }

@@ -11,6 +11,8 @@ public struct DetectionJob {
     public var poseEstimator: MarkerPoseEstimator?
     /// A ChArUco board to find the corners of, near its markers.
     public var board: CharucoDetector?
+    /// A marker map to find the pose of (with a pose estimator).
+    public var markerMap: MarkerMapPose?
     public var annotationDirectory: URL?
     private var usedNames = Set<String>()
     /// Per-stage timings, summed over every frame and thread, when asked for.
@@ -88,11 +90,12 @@ public struct DetectionJob {
 
     /// `history`: frames come in order, and an ambiguous marker's pose is chosen by the frames before.
     private func makeWorker(history: Bool = false) -> () -> Worker {
-        let detector = detector, poseEstimator = poseEstimator, timed = timings != nil, board = board
+        let detector = detector, poseEstimator = poseEstimator, timed = timings != nil, board = board, markerMap = markerMap
         return {
             var analyzer = MarkerFrameAnalyzer(poseEstimator: poseEstimator, collectTimings: timed)
             analyzer.detector = detector
             analyzer.board = board
+            analyzer.markerMap = markerMap
             if history, poseEstimator != nil { analyzer.poseHistory = PoseHistory(ids: detector.dictionary.count) }
             return Worker(analyzer: analyzer)
         }

@@ -35,6 +35,8 @@ public struct DetectionReport: Codable, Sendable {
             case reprojection
             /// An ambiguous marker's pose nearer its pose in the frames before.
             case history
+            /// An ambiguous marker's pose nearer the one the pose of its marker map (`--board`) gives it.
+            case board
         }
 
         public init(rotation: SIMD3<Double>, translation: SIMD3<Double>, unit: String) {
@@ -107,6 +109,37 @@ public struct DetectionReport: Codable, Sendable {
         }
     }
 
+    /// A marker map's pose in one frame (`--board map.json`): the pose of the map's frame (translation in
+    /// metres), the IDs whose corners gave it and those left out as outliers.
+    public struct Target: Codable, Sendable, Equatable {
+        public let pose: Pose
+        public let markers: [Int]
+        public let outliers: [Int]
+
+        public init(_ result: MarkerMapPose.Result, decided: Pose.Decision) {
+            if result.solutions > 1 {
+                pose = Pose(result.poses, decided: decided, unit: "m")
+            } else {
+                var single = Pose(rotation: result.poses.chosen.rotation, translation: result.poses.chosen.translation, unit: "m")
+                single.error = result.poses.chosenError
+                pose = single
+            }
+            markers = result.markers
+            outliers = result.outliers
+        }
+
+        func appendJSON(to out: inout [UInt8]) {
+            out.append(UInt8(ascii: "{"))
+            JSONText.append(key: "markers", first: true, to: &out)
+            JSONText.append(markers, to: &out)
+            JSONText.append(key: "outliers", to: &out)
+            JSONText.append(outliers, to: &out)
+            JSONText.append(key: "pose", to: &out)
+            pose.appendJSON(to: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
     /// A board's corners found in one frame (`detect --board`): OpenCV's corner IDs and sub-pixel
     /// positions, of `total` corners on the board.
     public struct BoardCorners: Codable, Sendable, Equatable {
@@ -162,6 +195,8 @@ public struct DetectionReport: Codable, Sendable {
         public let orientation: ImageOrientation?
         /// With a board to look for: its corners found.
         public var board: BoardCorners? = nil
+        /// With a marker map: its pose.
+        public var target: Target? = nil
 
         public init(source: String, index: Int, width: Int, height: Int, dictionary: MarkerDictionary = .arucoOriginal, markers: [Marker],
                     orientation: ImageOrientation? = nil) {
@@ -231,6 +266,10 @@ public struct DetectionReport: Codable, Sendable {
             }
             JSONText.append(key: "source", to: &out)
             JSONText.append(source, to: &out)
+            if let target {
+                JSONText.append(key: "target", to: &out)
+                target.appendJSON(to: &out)
+            }
             JSONText.append(key: "width", to: &out)
             JSONText.append(width, to: &out)
             out.append(UInt8(ascii: "}"))
@@ -275,7 +314,11 @@ extension DetectionReport.Pose {
         }
         if let decided {
             JSONText.append(key: "decided", first: first, to: &out)
-            JSONText.append(literal: decided == .history ? "\"history\"" : "\"reprojection\"", to: &out)
+            switch decided {
+            case .reprojection: JSONText.append(literal: "\"reprojection\"", to: &out)
+            case .history: JSONText.append(literal: "\"history\"", to: &out)
+            case .board: JSONText.append(literal: "\"board\"", to: &out)
+            }
             first = false
         }
         if let error {

@@ -7,7 +7,12 @@ public struct MarkerFrameAnalyzer {
     /// The estimator fitted to the last picture's size, kept while pictures keep that size.
     private var fitted: (width: Int, height: Int, estimator: MarkerPoseEstimator)?
     /// In a video or a stream (frames in order): an ambiguous marker's pose chosen by the frames before.
-    public var poseHistory: PoseHistory?
+    public var poseHistory: PoseHistory? { didSet { targetHistory = poseHistory.map { _ in PoseHistory(ids: 1) } } }
+    /// A marker map whose pose is found from its markers (with a calibration); its ambiguous markers take
+    /// the pose the map's gives them.
+    public var markerMap: MarkerMapPose?
+    /// The map's own two poses followed from frame to frame (with `poseHistory`).
+    private var targetHistory: PoseHistory?
     /// A ChArUco board whose corners are looked for near its markers (its dictionary is the detector's).
     public var board: CharucoDetector?
     /// Display turn/mirror applied before detection; reported corners are mapped back to the sensor.
@@ -41,6 +46,7 @@ public struct MarkerFrameAnalyzer {
         } else {
             try detector.detect(in: sensor, workspace: workspace, timings: &timings, into: &found)
         }
+        let target = try poseEstimator.flatMap { try targetPose(calibration: $0.calibration, frame: sourced.index) }
         reported.removeAll(keepingCapacity: true)
         for marker in found {
             guard let poseEstimator else {
@@ -49,6 +55,11 @@ public struct MarkerFrameAnalyzer {
             }
             var poses = try poseEstimator.poses(of: marker), decided = DetectionReport.Pose.Decision.reprojection
             if poseHistory != nil { (poses, decided) = poseHistory!.decide(poses, id: marker.id, frame: sourced.index) }
+            if poses.isAmbiguous, let target, !target.outliers.contains(marker.id),
+               let expected = markerMap?.markerRotation(marker.id, mapPose: target.pose.pose) {
+                let nearer = poses.other.degrees(from: expected) < poses.chosen.degrees(from: expected)
+                (poses, decided) = (nearer ? poses.swapped : poses, .board)
+            }
             reported.append(DetectionReport.Marker(marker, poses: poses, decided: decided))
         }
         var boardCorners: [CharucoDetection.Corner] = []
@@ -71,7 +82,16 @@ public struct MarkerFrameAnalyzer {
         var result = DetectionReport.FrameResult(source: sourced.source, index: sourced.index, width: sensor.width, height: sensor.height,
                                                  dictionary: detector.dictionary, markers: reported, orientation: sourced.orientation)
         if let board { result.board = DetectionReport.BoardCorners(type: "charuco", total: board.board.corners.count, corners: boardCorners) }
+        result.target = target
         return (result, annotated)
+    }
+
+    /// The marker map's pose from the markers found, its two poses decided by the frames before in a stream.
+    private mutating func targetPose(calibration: CameraCalibration, frame: Int) throws -> DetectionReport.Target? {
+        guard let markerMap, var result = try markerMap.pose(of: found, calibration: calibration) else { return nil }
+        var decided = DetectionReport.Pose.Decision.reprojection
+        if result.solutions > 1, targetHistory != nil { (result.poses, decided) = targetHistory!.decide(result.poses, id: 0, frame: frame) }
+        return DetectionReport.Target(result, decided: decided)
     }
 
     /// The pose estimator for pictures of this size, fitted once while the size stays.

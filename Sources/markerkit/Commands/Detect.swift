@@ -58,7 +58,7 @@ struct Detect: ParsableCommand {
     @Option(help: ArgumentHelp("Write annotated images (and videos) into this folder.", valueName: "dir"))
     var annotate: String?
 
-    @Option(help: ArgumentHelp("Also find this ChArUco board's corners (a spec from 'generate charuco').", valueName: "board.json"))
+    @Option(help: ArgumentHelp("Also find this ChArUco board's corners (a spec from 'generate charuco'), or this marker map's pose (a sheet's map from 'generate markers').", valueName: "board.json"))
     var board: String?
 
     @Flag(help: "Print the time spent in each detector stage to stderr.")
@@ -71,7 +71,7 @@ struct Detect: ParsableCommand {
         let estimator = try poseOptions.estimator()
         let jsonURL = try outputFile(json ?? (jsonl ? "-" : nil), force: forceOption.force)
         let jsonToStdout = json == "-" || (json == nil && jsonl)
-        let charuco = try BoardOptions.charuco(board: board, dictionary: dictionaryOption.dictionary)
+        let (charuco, map) = try BoardOptions.detected(board: board, dictionary: dictionaryOption.dictionary, poses: estimator != nil)
 
         let catalog = InputCatalog(paths: inputs)
         for line in catalog.notes { note(line) }
@@ -82,10 +82,10 @@ struct Detect: ParsableCommand {
             return try OutputFolder(folder, option: "--annotate")
         }
 
-        let detector = MarkerDetector(dictionary: charuco?.dictionary ?? dictionaryOption.dictionary)
+        let detector = MarkerDetector(dictionary: try charuco?.dictionary ?? map?.markerDictionary() ?? dictionaryOption.dictionary)
         var job = DetectionJob(detector: detector, poseEstimator: estimator,
                                annotationDirectory: annotation?.url, collectTimings: timings)
-        job.board = charuco.map { CharucoDetector(board: $0) }
+        (job.board, job.markerMap) = (charuco.map { CharucoDetector(board: $0) }, map.map { MarkerMapPose(map: $0) })
         var stream = try jsonl ? JSONLines(url: jsonURL) : nil
         var collected: [DetectionReport.FrameResult] = []
         var processed = 0, scaled = ScaledCalibrationNotes(estimator?.calibration)

@@ -26,6 +26,7 @@ struct Track: ParsableCommand {
     @OptionGroup var forceOption: ForceOption
     @Option(help: ArgumentHelp("Write one JSON object per frame and line to this file, or - for stdout.", valueName: "file|-")) var jsonl: String?
     @Option(help: ArgumentHelp("Record the annotated picture to a video file (.avi or .mp4).", valueName: "file")) var record: String?
+    @Option(help: ArgumentHelp("Also find this marker map's pose in every frame (a sheet's map from 'generate markers').", valueName: "map.json")) var board: String?
     @Flag(name: .customLong("no-scale"), help: "Refuse a camera streaming another size than the calibration's (by default a size of the same aspect ratio gets the intrinsics scaled).")
     var noScale = false
 
@@ -47,7 +48,9 @@ struct Track: ParsableCommand {
             estimator = MarkerPoseEstimator(calibration: fit.calibration, side: stored.side)
         }
         var analyzer = MarkerFrameAnalyzer(poseEstimator: estimator, transform: transform)
-        analyzer.detector = MarkerDetector(dictionary: dictionaryOption.dictionary)
+        let (charuco, map) = try BoardOptions.detected(board: board, dictionary: dictionaryOption.dictionary, poses: estimator != nil)
+        analyzer.detector = MarkerDetector(dictionary: try charuco?.dictionary ?? map?.markerDictionary() ?? dictionaryOption.dictionary)
+        (analyzer.board, analyzer.markerMap) = (charuco.map { CharucoDetector(board: $0) }, map.map { MarkerMapPose(map: $0) })
         var session = TrackingSession(analyzer: analyzer, recording: recording)
         var lines = try jsonl.map { _ in try JSONLines(url: jsonURL) }
         let preview = PreviewWindow(title: "markerkit track")

@@ -13,15 +13,22 @@ enum BoardOptions {
         throw MarkerKitError.invalidArgument("give --board board.json, or --inner and --square (or a capture log that names its board)")
     }
 
-    /// The ChArUco board `detect --board` looks for; its dictionary is the one markers are read in, so a
-    /// different --dictionary is refused.
-    static func charuco(board: String?, dictionary: MarkerDictionary) throws -> CharucoBoard? {
-        guard let board else { return nil }
-        let charuco = try BoardSpec.read(from: URL(fileURLWithPath: board)).charucoBoard()
-        if dictionary != .arucoOriginal, dictionary != charuco.dictionary {
-            throw MarkerKitError.invalidArgument("--dictionary \(dictionary.name) differs from the board's \(charuco.dictionary.name): leave it out")
+    /// What `detect --board` and `track --board` look for: a ChArUco board (a board spec) or a marker map.
+    /// Its dictionary is the one markers are read in, so a different --dictionary is refused; a map's pose
+    /// needs a calibration.
+    static func detected(board: String?, dictionary: MarkerDictionary, poses: Bool) throws -> (charuco: CharucoBoard?, map: MarkerMap?) {
+        guard let board else { return (nil, nil) }
+        let file = try BoardFile.read(from: URL(fileURLWithPath: board))
+        let boardDictionary = try file.dictionary()
+        if dictionary != .arucoOriginal, dictionary != boardDictionary {
+            throw MarkerKitError.invalidArgument("--dictionary \(dictionary.name) differs from the board's \(boardDictionary.name): leave it out")
         }
-        return charuco
+        switch file {
+        case .charuco(let charuco): return (charuco, nil)
+        case .map(let map):
+            guard poses else { throw MarkerKitError.invalidArgument("--board with a marker map finds its pose: give --calibration and --marker-size too") }
+            return (nil, map)
+        }
     }
 
     /// The ChArUco board of `verify calibration --board` and `render --clip --board`: `charuco` for one as

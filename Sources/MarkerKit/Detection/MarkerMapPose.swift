@@ -1,0 +1,99 @@
+import CVBridge
+
+/// One pose for a marker map (`MarkerMap`) from the corners of every marker of it seen: a sheet's
+/// (planar: both of IPPE's poses, refined, so the choice between them can be seen as for one marker) or a
+/// cube's (SQPnP's one pose), each refined by Levenberg-Marquardt. A marker whose corners do not fit the
+/// pose (its RMS reprojection error over 3 times the markers' median and over 1 px: misread, moved, or
+/// another copy of its ID) is an outlier: it is left out and the pose found again. The translation is in
+/// metres, as markers' poses are.
+public struct MarkerMapPose: Sendable {
+    public let map: MarkerMap
+    /// Whether the map's corners lie on one plane (computed once).
+    public let isPlanar: Bool
+
+    /// The pose of one frame: both poses (the same twice when there is one), how many there are, the IDs
+    /// used and the outliers.
+    public struct Result: Sendable, Equatable {
+        public var poses: MarkerPoses
+        /// 2 when the map is planar and IPPE's two poses stay apart after refinement (a small or distant
+        /// sheet); 1 for a map that is not planar or whose two poses refine to one.
+        public var solutions: Int
+        public var markers: [Int]
+        public var outliers: [Int]
+    }
+
+    public init(map: MarkerMap) {
+        self.map = map
+        isPlanar = map.isPlanar
+    }
+
+    /// The map's pose from `markers` (of which those in the map count) through `calibration`, or nil when
+    /// none of the map's markers is among them.
+    public func pose(of markers: [MarkerDetection], calibration: CameraCalibration) throws -> Result? {
+        var used = markers.filter { map.corners(of: $0.id) != nil }
+        guard !used.isEmpty else { return nil }
+        var (poses, solutions) = try solve(used, calibration: calibration)
+        var outliers: [Int] = []
+        if used.count >= 3 {
+            let errors = try used.map { try error(of: $0, at: poses.chosen, calibration: calibration) }
+            let limit = max(1, 3 * errors.sorted()[errors.count / 2])
+            outliers = zip(used, errors).filter { $0.1 > limit }.map(\.0.id)
+            if !outliers.isEmpty {
+                used.removeAll { outliers.contains($0.id) }
+                (poses, solutions) = try solve(used, calibration: calibration)
+            }
+        }
+        return Result(poses: poses, solutions: solutions, markers: used.map(\.id).sorted(), outliers: outliers.sorted())
+    }
+
+    /// The rotation (camera from marker frame) marker `id` has when the map has `pose`: the marker's own
+    /// axes in the map (x from its first corner to its second, y from its fourth to its first, z = x X y)
+    /// turned by the map's rotation.
+    public func markerRotation(_ id: Int, mapPose pose: MarkerPose) -> MarkerPose? {
+        guard let c = map.corners(of: id) else { return nil }
+        func unit(_ v: SIMD3<Double>) -> SIMD3<Double> { v / (v * v).sum().squareRoot() }
+        let x = unit(c[1] - c[0]), y0 = unit(c[0] - c[3])
+        let z = unit(cross(x, y0)), y = cross(z, x)
+        let r = Pose3D(rvec: pose.rvec, tvec: pose.tvec).rotation
+        // R_camera<-marker = R_camera<-map [x y z].
+        var m = [Double](repeating: 0, count: 9)
+        let axes = [x, y, z]
+        for i in 0..<3 { for j in 0..<3 { m[3 * i + j] = r[3 * i] * axes[j].x + r[3 * i + 1] * axes[j].y + r[3 * i + 2] * axes[j].z } }
+        return MarkerPose(rvec: Pose3D.rvec(from: m), tvec: pose.tvec)
+    }
+
+    /// The poses that fit `used`'s corners best, the better first, and how many differ (by 0.01 degrees or
+    /// 0.1% of the distance).
+    private func solve(_ used: [MarkerDetection], calibration c: CameraCalibration) throws -> (MarkerPoses, Int) {
+        let metres = map.millimetresPerUnit / 1000
+        var object: [Double] = [], image: [Double] = []
+        for marker in used {
+            for (k, corner) in map.corners(of: marker.id)!.enumerated() {
+                object += [corner.x * metres, corner.y * metres, corner.z * metres]
+                image += [marker.quad[k].x, marker.quad[k].y]
+            }
+        }
+        var out = [Double](repeating: 0, count: 14), solutions: Int32 = 0
+        try Bridge.check(cvb_solve_pnp_points(object, image, Int32(used.count * 4), c.cameraMatrix, c.distortion, Int32(c.distortion.count),
+                                              c.bridgeModel, isPlanar ? 1 : 0, &out, &solutions))
+        let first = MarkerPose(rvec: Array(out[0..<3]), tvec: Array(out[3..<6]))
+        let second = solutions > 1 ? MarkerPose(rvec: Array(out[7..<10]), tvec: Array(out[10..<13])) : first
+        let poses = MarkerPoses(chosen: first, other: second, chosenError: out[6], otherError: solutions > 1 ? out[13] : out[6])
+        let apart = first.degrees(from: second) > 0.01
+            || ((first.translation - second.translation) * (first.translation - second.translation)).sum() > 1e-6 * (first.translation * first.translation).sum()
+        guard apart else { return (MarkerPoses(chosen: first, other: first, chosenError: out[6], otherError: out[6]), 1) }
+        return (poses.otherError < poses.chosenError ? poses.swapped : poses, 2)
+    }
+
+    /// The RMS distance in pixels between `marker`'s corners and the map's corners projected at `pose`.
+    private func error(of marker: MarkerDetection, at pose: MarkerPose, calibration: CameraCalibration) throws -> Double {
+        let metres = map.millimetresPerUnit / 1000
+        let corners = map.corners(of: marker.id)!.map { ($0.x * metres, $0.y * metres, $0.z * metres) }
+        let projected = try calibration.project(corners, pose: Pose3D(rvec: pose.rvec, tvec: pose.tvec))
+        let sum = (0..<4).map { k in
+            let dx = projected[k].x - marker.quad[k].x, dy = projected[k].y - marker.quad[k].y
+            return dx * dx + dy * dy
+        }.reduce(0, +)
+        return (sum / 4).squareRoot()
+    }
+}
