@@ -41,17 +41,6 @@ public struct MarkerMap: FormattedJSONFile, Equatable, Sendable {
         self.frame = frame
     }
 
-    /// The map of each page of a marker sheet, in the page's frame (mm).
-    public static func pages(of layout: MarkerSheetLayout, ids: [Int], dictionary: MarkerDictionary) -> [MarkerMap] {
-        layout.pages(for: ids).map { placements in
-            MarkerMap(dictionary: dictionary, markers: placements.map { placement in
-                let r = placement.marker
-                let corners = [[r.x, r.y], [r.maxX, r.y], [r.maxX, r.maxY], [r.x, r.maxY]].map { [Length.written($0[0]), Length.written($0[1]), 0] }
-                return Marker(id: placement.id, corners: corners)
-            }, frame: "the page \(layout.page): origin at its top-left corner, x to the right, y down the page, z into the page")
-        }
-    }
-
     /// The markers' dictionary.
     public func markerDictionary() throws -> MarkerDictionary { try MarkerDictionary.parse(dictionary) }
 

@@ -35,6 +35,8 @@ public struct DetectionJob {
         public let annotated: URL?
         /// Board corners found, summed over the frames, when a board was looked for.
         public var boardCorners: Int? = nil
+        /// Frames in which the marker map's pose was found, when a map was given.
+        public var mapPoses: Int? = nil
     }
 
     /// One input on the calling thread.
@@ -139,6 +141,7 @@ public struct DetectionJob {
                 var summary = Summary(source: url.relativePath, frames: 1, detections: result.markers.count,
                                       ids: result.markers.map(\.id), annotated: annotated)
                 summary.boardCorners = result.board?.corners.count
+                summary.mapPoses = markerMap == nil ? nil : result.target == nil ? 0 : 1
                 outcome = .success(summary)
             } catch {
                 outcome = .failure(error)
@@ -154,7 +157,7 @@ public struct DetectionJob {
         let source = try VideoFileSource(url: url)
         let annotate = annotationDirectory != nil
         var writer: VideoFileWriter?
-        var frames = 0, detections = 0, boardCorners = 0
+        var frames = 0, detections = 0, boardCorners = 0, mapPoses = 0
         var ids = Set<Int>()
         // Poses are chosen in frame order (PoseHistory), so a video with poses is detected by one worker.
         let inOrder = poseEstimator != nil
@@ -176,12 +179,14 @@ public struct DetectionJob {
             frames += 1
             detections += result.markers.count
             boardCorners += result.board?.corners.count ?? 0
+            if result.target != nil { mapPoses += 1 }
             ids.formUnion(result.markers.map(\.id))
         })
         guard frames > 0 else { throw MarkerKitError.badInput("cannot read video '\(url.path)': it has no frames OpenCV can decode") }
         try writer?.finish()
         var summary = Summary(source: url.relativePath, frames: frames, detections: detections, ids: ids.sorted(), annotated: writer?.url)
         summary.boardCorners = board == nil ? nil : boardCorners
+        summary.mapPoses = markerMap == nil ? nil : mapPoses
         return summary
     }
 

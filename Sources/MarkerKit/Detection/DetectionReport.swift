@@ -111,7 +111,7 @@ public struct DetectionReport: Codable, Sendable {
 
     /// A marker map's pose in one frame (`--board map.json`): the pose of the map's frame (translation in
     /// metres), the IDs whose corners gave it and those left out as outliers.
-    public struct Target: Codable, Sendable, Equatable {
+    public struct MapPose: Codable, Sendable, Equatable {
         public let pose: Pose
         public let markers: [Int]
         public let outliers: [Int]
@@ -196,7 +196,7 @@ public struct DetectionReport: Codable, Sendable {
         /// With a board to look for: its corners found.
         public var board: BoardCorners? = nil
         /// With a marker map: its pose.
-        public var target: Target? = nil
+        public var target: MapPose? = nil
 
         public init(source: String, index: Int, width: Int, height: Int, dictionary: MarkerDictionary = .arucoOriginal, markers: [Marker],
                     orientation: ImageOrientation? = nil) {

@@ -87,11 +87,11 @@ public struct MarkerFrameAnalyzer {
     }
 
     /// The marker map's pose from the markers found, its two poses decided by the frames before in a stream.
-    private mutating func targetPose(calibration: CameraCalibration, frame: Int) throws -> DetectionReport.Target? {
+    private mutating func targetPose(calibration: CameraCalibration, frame: Int) throws -> DetectionReport.MapPose? {
         guard let markerMap, var result = try markerMap.pose(of: found, calibration: calibration) else { return nil }
         var decided = DetectionReport.Pose.Decision.reprojection
         if result.solutions > 1, targetHistory != nil { (result.poses, decided) = targetHistory!.decide(result.poses, id: 0, frame: frame) }
-        return DetectionReport.Target(result, decided: decided)
+        return DetectionReport.MapPose(result, decided: decided)
     }
 
     /// The pose estimator for pictures of this size, fitted once while the size stays.

@@ -98,3 +98,17 @@ public struct MarkerSheetLayout: Sendable {
         return (low * 10).rounded(.down) / 10
     }
 }
+
+extension MarkerSheetLayout {
+    /// The marker map of each page of `ids`, in the page's frame (mm): origin at its top-left corner, x to
+    /// the right, y down the page, z into the page.
+    public func maps(for ids: [Int], dictionary: MarkerDictionary) -> [MarkerMap] {
+        pages(for: ids).map { placements in
+            MarkerMap(dictionary: dictionary, markers: placements.map { placement in
+                let r = placement.marker
+                let corners = [[r.x, r.y], [r.maxX, r.y], [r.maxX, r.maxY], [r.x, r.maxY]].map { [Length.written($0[0]), Length.written($0[1]), 0] }
+                return MarkerMap.Marker(id: placement.id, corners: corners)
+            }, frame: "the page \(page): origin at its top-left corner, x to the right, y down the page, z into the page")
+        }
+    }
+}

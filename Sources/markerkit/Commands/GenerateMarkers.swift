@@ -60,7 +60,7 @@ struct GenerateMarkers: ParsableCommand {
         let layout = try markerSheet.layout()
         let pages = (kept.count + layout.perPage - 1) / layout.perPage
         // Each page's marker map (for --board on detect and track) beside it.
-        let maps = MarkerMap.pages(of: layout, ids: kept, dictionary: dictionaryOption.dictionary)
+        let maps = layout.maps(for: kept, dictionary: dictionaryOption.dictionary)
         let mapFiles = MarkerMap.files(besides: destination.url, pages: maps.count)
         for url in mapFiles { try OutputFiles.checkDestination(url, force: sheet.force) }
         try markerSheet.document().write(
