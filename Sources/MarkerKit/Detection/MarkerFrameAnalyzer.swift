@@ -7,11 +7,11 @@ public struct MarkerFrameAnalyzer {
     /// The estimator fitted to the last picture's size, kept while pictures keep that size.
     private var fitted: (width: Int, height: Int, estimator: MarkerPoseEstimator)?
     /// In a video or a stream (frames in order): an ambiguous marker's pose chosen by the frames before.
-    public var poseHistory: PoseHistory? { didSet { targetHistory = poseHistory.map { _ in PoseHistory(ids: 1) } } }
+    public var poseHistory: PoseHistory?
     /// A marker map whose pose is found from its markers (with a calibration); its ambiguous markers take
     /// the pose the map's gives them.
     public var markerMap: MarkerMapPose?
-    /// The map's own two poses followed from frame to frame (with `poseHistory`).
+    /// The map's own two poses followed from frame to frame (with `poseHistory`; made on the first pose).
     private var targetHistory: PoseHistory?
     /// A ChArUco board whose corners are looked for near its markers (its dictionary is the detector's).
     public var board: CharucoDetector?
@@ -90,6 +90,7 @@ public struct MarkerFrameAnalyzer {
     private mutating func targetPose(calibration: CameraCalibration, frame: Int) throws -> DetectionReport.MapPose? {
         guard let markerMap, var result = try markerMap.pose(of: found, calibration: calibration) else { return nil }
         var decided = DetectionReport.Pose.Decision.reprojection
+        if poseHistory != nil, targetHistory == nil { targetHistory = PoseHistory(ids: 1) }
         if result.solutions > 1, targetHistory != nil { (result.poses, decided) = targetHistory!.decide(result.poses, id: 0, frame: frame) }
         return DetectionReport.MapPose(result, decided: decided)
     }
