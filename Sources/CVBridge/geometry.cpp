@@ -14,36 +14,6 @@ cv::Mat coefficients(const double *d, int32_t n) {
 bool valid_distortion_count(int32_t n) { return n == 0 || n == 4 || n == 5 || n == 8 || n == 12 || n == 14; }
 } // namespace
 
-extern "C" int32_t cvb_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
-                                        const double *distortion, int32_t distortion_count, cvb_model model,
-                                        double *rvec, double *tvec) {
-    return cvb::guarded("solvePnP", [&]() -> int32_t {
-        if (image_corners == nullptr || camera_matrix == nullptr || rvec == nullptr || tvec == nullptr ||
-            !(side > 0) || !valid_distortion_count(distortion_count) || (distortion_count > 0 && distortion == nullptr))
-            return cvb::fail(BRIDGE_ERR_ARGUMENT, "solvePnP: bad argument");
-        const double h = side / 2;
-        std::vector<cv::Point3d> object = {{-h, h, 0}, {h, h, 0}, {h, -h, 0}, {-h, -h, 0}};
-        std::vector<cv::Point2d> image;
-        for (int i = 0; i < 4; ++i) image.emplace_back(image_corners[2 * i], image_corners[2 * i + 1]);
-        cv::Mat r, t, k = camera(camera_matrix), d = coefficients(distortion, distortion_count);
-        if (model == CVB_MODEL_FISHEYE) {
-            if (distortion_count != 4) return cvb::fail(BRIDGE_ERR_ARGUMENT, "solvePnP: fisheye needs 4 coefficients");
-            std::vector<cv::Point2d> undistorted;
-            cv::fisheye::undistortPoints(image, undistorted, k, d, cv::noArray(), k);
-            image = undistorted;
-            d = cv::Mat();
-        }
-        if (!cv::solvePnP(object, image, k, d, r, t, false, cv::SOLVEPNP_IPPE_SQUARE))
-            return cvb::fail(BRIDGE_ERR_ARGUMENT, "solvePnP found no pose");
-        for (int i = 0; i < 3; ++i) {
-            rvec[i] = r.at<double>(i);
-            tvec[i] = t.at<double>(i);
-        }
-        return BRIDGE_OK;
-    });
-}
-
-
 namespace {
 // cv::solvePnPGeneric by `method` through the model: fisheye points are undistorted first (to the same
 // camera matrix) and solved without distortion. Returns how many poses it gave.
@@ -81,6 +51,33 @@ bool bad_model(const double *distortion, int32_t distortion_count, cvb_model mod
            (model == CVB_MODEL_FISHEYE && distortion_count != 4);
 }
 } // namespace
+
+extern "C" int32_t cvb_solve_pnp_square(const double *image_corners, double side, const double *camera_matrix,
+                                        const double *distortion, int32_t distortion_count, cvb_model model,
+                                        double *rvec, double *tvec) {
+    return cvb::guarded("solvePnP", [&]() -> int32_t {
+        if (image_corners == nullptr || camera_matrix == nullptr || rvec == nullptr || tvec == nullptr ||
+            !(side > 0) || !valid_distortion_count(distortion_count) || (distortion_count > 0 && distortion == nullptr))
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "solvePnP: bad argument");
+        const double h = side / 2;
+        std::vector<cv::Point3d> object = {{-h, h, 0}, {h, h, 0}, {h, -h, 0}, {-h, -h, 0}};
+        std::vector<cv::Point2d> image;
+        for (int i = 0; i < 4; ++i) image.emplace_back(image_corners[2 * i], image_corners[2 * i + 1]);
+        if (model == CVB_MODEL_FISHEYE && distortion_count != 4) return cvb::fail(BRIDGE_ERR_ARGUMENT, "solvePnP: fisheye needs 4 coefficients");
+        cv::Mat k = camera(camera_matrix), d = coefficients(distortion, distortion_count);
+        std::vector<cv::Mat> rs, ts;
+        // cv::solvePnP's pose: solvePnPGeneric's first.
+        if (solve_generic(object, image, k, d, model, cv::SOLVEPNP_IPPE_SQUARE, rs, ts) < 1)
+            return cvb::fail(BRIDGE_ERR_ARGUMENT, "solvePnP found no pose");
+        const cv::Mat &r = rs[0], &t = ts[0];
+        for (int i = 0; i < 3; ++i) {
+            rvec[i] = r.at<double>(i);
+            tvec[i] = t.at<double>(i);
+        }
+        return BRIDGE_OK;
+    });
+}
+
 
 extern "C" int32_t cvb_solve_pnp_square_both(const double *image_corners, double side, const double *camera_matrix,
                                              const double *distortion, int32_t distortion_count, cvb_model model,

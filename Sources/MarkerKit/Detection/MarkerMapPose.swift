@@ -22,15 +22,19 @@ public struct MarkerMapPose: Sendable {
         public var outliers: [Int]
     }
 
+    /// Each marker's corners by ID, looked up for every marker of every frame.
+    private let corners: [Int: [SIMD3<Double>]]
+
     public init(map: MarkerMap) {
         self.map = map
         isPlanar = map.isPlanar
+        corners = Dictionary(map.markers.map { ($0.id, $0.corners.map { SIMD3($0[0], $0[1], $0[2]) }) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The map's pose from `markers` (of which those in the map count) through `calibration`, or nil when
     /// none of the map's markers is among them.
     public func pose(of markers: [MarkerDetection], calibration: CameraCalibration) throws -> Result? {
-        var used = markers.filter { map.corners(of: $0.id) != nil }
+        var used = markers.filter { corners[$0.id] != nil }
         guard !used.isEmpty else { return nil }
         var (poses, solutions) = try solve(used, calibration: calibration)
         var outliers: [Int] = []
@@ -50,7 +54,7 @@ public struct MarkerMapPose: Sendable {
     /// axes in the map (x from its first corner to its second, y from its fourth to its first, z = x X y)
     /// turned by the map's rotation.
     public func markerRotation(_ id: Int, mapPose pose: MarkerPose) -> MarkerPose? {
-        guard let c = map.corners(of: id) else { return nil }
+        guard let c = corners[id] else { return nil }
         func unit(_ v: SIMD3<Double>) -> SIMD3<Double> { v / (v * v).sum().squareRoot() }
         let x = unit(c[1] - c[0]), y0 = unit(c[0] - c[3])
         let z = unit(cross(x, y0)), y = cross(z, x)
@@ -68,7 +72,7 @@ public struct MarkerMapPose: Sendable {
         let metres = map.millimetresPerUnit / 1000
         var object: [Double] = [], image: [Double] = []
         for marker in used {
-            for (k, corner) in map.corners(of: marker.id)!.enumerated() {
+            for (k, corner) in corners[marker.id]!.enumerated() {
                 object += [corner.x * metres, corner.y * metres, corner.z * metres]
                 image += [marker.quad[k].x, marker.quad[k].y]
             }
@@ -88,7 +92,7 @@ public struct MarkerMapPose: Sendable {
     /// The RMS distance in pixels between `marker`'s corners and the map's corners projected at `pose`.
     private func error(of marker: MarkerDetection, at pose: MarkerPose, calibration: CameraCalibration) throws -> Double {
         let metres = map.millimetresPerUnit / 1000
-        let corners = map.corners(of: marker.id)!.map { ($0.x * metres, $0.y * metres, $0.z * metres) }
+        let corners = corners[marker.id]!.map { ($0.x * metres, $0.y * metres, $0.z * metres) }
         let projected = try calibration.project(corners, pose: Pose3D(rvec: pose.rvec, tvec: pose.tvec))
         let sum = (0..<4).map { k in
             let dx = projected[k].x - marker.quad[k].x, dy = projected[k].y - marker.quad[k].y

@@ -33,8 +33,7 @@ public struct MarkerPose: Sendable, Equatable {
         let p = quaternion(rotation), q = quaternion(other.rotation)
         let u = SIMD3(p.x, p.y, p.z), v = SIMD3(q.x, q.y, q.z)
         let w = p.w * q.w + (u * v).sum()
-        let cross = SIMD3(u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x)
-        let vector = p.w * v - q.w * u - cross
+        let vector = p.w * v - q.w * u - MarkerKit.cross(u, v)
         return 2 * atan2((vector * vector).sum().squareRoot(), abs(w)) * 180 / .pi
     }
 
