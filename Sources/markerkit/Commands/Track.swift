@@ -26,7 +26,7 @@ struct Track: ParsableCommand {
     @OptionGroup var forceOption: ForceOption
     @Option(help: ArgumentHelp("Write one JSON object per frame and line to this file, or - for stdout.", valueName: "file|-")) var jsonl: String?
     @Option(help: ArgumentHelp("Record the annotated picture to a video file (.avi or .mp4).", valueName: "file")) var record: String?
-    @Option(help: ArgumentHelp("Also find this marker map's pose in every frame (a sheet's map from 'generate markers').", valueName: "map.json")) var board: String?
+    @Option(help: ArgumentHelp("Also find this marker map's pose in every frame (a sheet's map from 'generate markers'), or this ChArUco board's corners.", valueName: "board.json")) var board: String?
     @Flag(name: .customLong("no-scale"), help: "Refuse a camera streaming another size than the calibration's (by default a size of the same aspect ratio gets the intrinsics scaled).")
     var noScale = false
 
