@@ -86,4 +86,45 @@ import Testing
         let yClearly = MarkerPoses(chosen: y, other: x, chosenError: 0.1, otherError: 0.5)
         #expect(clear.decide(yClearly, id: 5, frame: 10) == (yClearly, .reprojection))
     }
+
+    /// Corners that moved `n` px from the origin (a marker moving across the image frame by frame).
+    static func quad(_ n: Double) -> Quad {
+        Quad(Point2(x: 100 + n, y: 100), Point2(x: 130 + n, y: 100), Point2(x: 130 + n, y: 130), Point2(x: 100 + n, y: 130))
+    }
+
+    /// A marker seen moving while pose X reprojects better, then held still for 40 frames in which Y
+    /// reprojects a little better every frame (the still corners share their error): the still frames are
+    /// one view, so X is kept. Were each still frame counted as new evidence, Y would win within a few.
+    @Test func aMarkerHeldStillIsOneView() throws {
+        let (x, y) = try Self.twoPoses()
+        let xBetter = MarkerPoses(chosen: x, other: y, chosenError: 0.30, otherError: 0.40)
+        let yBetter = MarkerPoses(chosen: y, other: x, chosenError: 0.30, otherError: 0.36)
+        var history = PoseHistory(ids: 10)
+        for frame in 0..<10 { _ = history.decide(xBetter, id: 3, frame: frame, corners: Self.quad(Double(frame))) }
+        for frame in 10..<50 {
+            // Still: the corners within a tenth of a pixel of where they stopped.
+            let (kept, decided) = history.decide(yBetter, id: 3, frame: frame, corners: Self.quad(10 + 0.1 * Double(frame % 2)))
+            #expect(kept == yBetter.swapped && decided == .history, "frame \(frame): X kept")
+        }
+        // Moving again with Y better every frame: new views, and Y wins.
+        var chosenY = false
+        for frame in 50..<80 { chosenY = history.decide(yBetter, id: 3, frame: frame, corners: Self.quad(Double(frame))).0 == yBetter }
+        #expect(chosenY)
+    }
+
+    /// Two poses far apart (over `crossingDegrees`) cannot change places: what 10 frames showed still
+    /// decides after 60 frames that told nothing, against 3 frames that say otherwise.
+    @Test func tracksFarApartKeepWhatTheFramesShowed() throws {
+        let (x, y) = try Self.twoPoses()
+        #expect(x.degrees(from: y) > PoseHistory.crossingDegrees)
+        let xBetter = MarkerPoses(chosen: x, other: y, chosenError: 0.30, otherError: 0.40)
+        let even = MarkerPoses(chosen: y, other: x, chosenError: 0.30, otherError: 0.30)
+        let yBetter = MarkerPoses(chosen: y, other: x, chosenError: 0.30, otherError: 0.36)
+        var history = PoseHistory(ids: 10)
+        for frame in 0..<10 { _ = history.decide(xBetter, id: 3, frame: frame) }
+        for frame in 10..<70 { _ = history.decide(even, id: 3, frame: frame) }
+        for frame in 70..<73 {
+            #expect(history.decide(yBetter, id: 3, frame: frame) == (yBetter.swapped, .history), "frame \(frame): X kept")
+        }
+    }
 }

@@ -54,7 +54,7 @@ public struct MarkerFrameAnalyzer {
                 continue
             }
             var poses = try poseEstimator.poses(of: marker), decided = DetectionReport.Pose.Decision.reprojection
-            if poseHistory != nil { (poses, decided) = poseHistory!.decide(poses, id: marker.id, frame: sourced.index) }
+            if poseHistory != nil { (poses, decided) = poseHistory!.decide(poses, id: marker.id, frame: sourced.index, corners: marker.quad) }
             if poses.isAmbiguous, let target, !target.outliers.contains(marker.id),
                let expected = markerMap?.markerRotation(marker.id, mapPose: target.pose.pose) {
                 let nearer = poses.other.degrees(from: expected) < poses.chosen.degrees(from: expected)

@@ -5,28 +5,41 @@ import Foundation
 /// little better follows the corners' noise, flipping from frame to frame. Here each marker's two poses
 /// are followed as two tracks (each frame's poses continue the last frame's nearest), and the evidence of
 /// the reprojection errors is summed along them (a two-state filter: the log odds that track A is the
-/// true pose, each frame's errors adding (SSE_B - SSE_A) / 2 sigma^2, with a small chance per frame of
-/// the tracks changing places): an ambiguous marker gets the pose of the track the frames so far favour.
-/// A marker whose poses are not ambiguous keeps the one that reprojects better. sigma^2, the corner
-/// noise, is estimated from the chosen poses' errors as the stream goes. Frames must come in order, one
-/// history per stream (a new video starts a new one). Kept in an array by ID made once: nothing is
-/// allocated per frame.
+/// true pose, each view's errors adding (SSE_B - SSE_A) / 2 sigma^2): an ambiguous marker gets the pose
+/// of the track the frames so far favour. A marker whose poses are not ambiguous keeps the one that
+/// reprojects better. Two things keep the filter honest:
+/// - The true pose can change tracks only where the tracks meet (the marker turning through facing the
+///   camera, its two poses within `crossingDegrees`): there with `switchChance` per frame, elsewhere
+///   almost never, so what the frames showed while the marker was clearly tilted carries on.
+/// - A marker held still shows the same corners, errors and all, frame after frame: its frames are one
+///   view, not many. Frames whose corners stay within `viewPixels` of where the view began count as one,
+///   with the mean of their evidence (which averages the noise but not what the still corners share).
+/// sigma^2, the corner noise, is estimated from the chosen poses' errors as the stream goes. Frames must
+/// come in order, one history per stream (a new video starts a new one). Kept in an array by ID made
+/// once: nothing is allocated per frame.
 public struct PoseHistory: Sendable {
     /// Two poses whose errors are within this factor of each other are ambiguous. Of 20,000 simulated
     /// markers (15-300 px, 0-70 degrees of tilt, corner noise 0.05-0.4 px), IPPE's better-reprojecting
     /// pose was the wrong one for 355; 331 of those had a ratio below 4, and 9.4% of all markers did
     /// (docs/MEASUREMENTS.md, "Pose ambiguity").
     public static let ambiguousRatio = 4.0
-    /// The chance per frame that the true pose moves from one track to the other (where the tracks
-    /// cross, as a marker turns through facing the camera).
-    public static let switchChance = 0.02
+    /// Where the two tracks are within this many degrees of each other they may change places, with
+    /// this chance per frame; farther apart, with `farSwitchChance`.
+    public static let crossingDegrees = 10.0
+    public static let switchChance = 0.1
+    public static let farSwitchChance = 0.001
+    /// Frames whose corners stay this close (mean distance, px) to the first of them are one view.
+    public static let viewPixels = 0.5
     /// How many frames a marker's tracks are remembered after it was last seen.
     public var memory: Int
 
     private struct Entry: Sendable {
         var a = MarkerPose(rotation: .zero, translation: .zero), b = MarkerPose(rotation: .zero, translation: .zero)
-        /// log P(track A is the true pose) - log P(track B is).
+        /// log P(track A is the true pose) - log P(track B is), before the current view.
         var odds = 0.0
+        /// The current view: the corners it began with, its frames' evidence summed, and how many.
+        var corners: Quad?
+        var evidence = 0.0, frames = 0
         var frame = Int.min
     }
     private var entries: [Entry]
@@ -40,8 +53,9 @@ public struct PoseHistory: Sendable {
     }
 
     /// The marker's poses as they should be reported in frame `frame` (its index in the stream), and
-    /// what decided them.
-    public mutating func decide(_ poses: MarkerPoses, id: Int, frame: Int) -> (MarkerPoses, DetectionReport.Pose.Decision) {
+    /// what decided them. `corners`, the marker's corners, tell a marker held still from a moving one
+    /// (nil: every frame a view of its own, as for a marker map's pose).
+    public mutating func decide(_ poses: MarkerPoses, id: Int, frame: Int, corners: Quad? = nil) -> (MarkerPoses, DetectionReport.Pose.Decision) {
         guard entries.indices.contains(id) else { return (poses, .reprojection) }
         let last = entries[id]
         let recent = last.frame != .min && frame > last.frame && frame - last.frame <= memory
@@ -53,8 +67,22 @@ public struct PoseHistory: Sendable {
         let (sseA, sseB) = crossed ? (4 * poses.otherError * poses.otherError, 4 * poses.chosenError * poses.chosenError)
                                    : (4 * poses.chosenError * poses.chosenError, 4 * poses.otherError * poses.otherError)
         let variance = noise ?? max(4 * poses.chosenError * poses.chosenError / 2, 1e-4)
-        var odds = recent ? Self.carried(last.odds, frames: frame - last.frame) : 0
-        odds = min(50, max(-50, odds + (sseB - sseA) / (2 * variance)))
+        let evidence = (sseB - sseA) / (2 * variance)
+        var entry = Entry(a: a, b: b, frame: frame)
+        if recent {
+            let apart = a.degrees(from: b) < Self.crossingDegrees ? Self.switchChance : Self.farSwitchChance
+            entry.odds = Self.carried(last.odds, frames: frame - last.frame, chance: apart)
+            if let corners, let start = last.corners, Self.distance(corners, start) < Self.viewPixels {
+                // The same view: the mean of its frames' evidence.
+                (entry.corners, entry.evidence, entry.frames) = (start, last.evidence + evidence, last.frames + 1)
+            } else if last.frames > 0 {
+                // A new view: the last one's mean evidence is kept.
+                entry.odds += last.evidence / Double(last.frames)
+            }
+        }
+        if entry.frames == 0 { (entry.corners, entry.evidence, entry.frames) = (corners, evidence, 1) }
+        entry.odds = min(50, max(-50, entry.odds))
+        let odds = min(50, max(-50, entry.odds + entry.evidence / Double(entry.frames)))
         var decided = (poses, DetectionReport.Pose.Decision.reprojection)
         if poses.isAmbiguous, recent {
             let chooseA = odds >= 0
@@ -63,13 +91,18 @@ public struct PoseHistory: Sendable {
         // The chosen pose's squared error has 8 - 6 = 2 degrees of freedom: SSE / 2 estimates the variance.
         let sample = max(4 * decided.0.chosenError * decided.0.chosenError / 2, 1e-4)
         noise = noise.map { 0.95 * $0 + 0.05 * sample } ?? sample
-        entries[id] = Entry(a: a, b: b, odds: odds, frame: frame)
+        entries[id] = entry
         return decided
     }
 
-    /// The log odds after `frames` frames in which the tracks may have changed places.
-    static func carried(_ odds: Double, frames: Int) -> Double {
-        let p = min(0.5, switchChance * Double(frames))
+    /// The mean distance (px) between two markers' corners.
+    static func distance(_ p: Quad, _ q: Quad) -> Double {
+        (p[0].distance(to: q[0]) + p[1].distance(to: q[1]) + p[2].distance(to: q[2]) + p[3].distance(to: q[3])) / 4
+    }
+
+    /// The log odds after `frames` frames in which the tracks may have changed places with `chance` per frame.
+    static func carried(_ odds: Double, frames: Int, chance: Double) -> Double {
+        let p = min(0.5, chance * Double(frames))
         let pa = 1 / (1 + exp(-odds)) // P(A)
         let next = pa * (1 - p) + (1 - pa) * p
         return log(next / (1 - next))

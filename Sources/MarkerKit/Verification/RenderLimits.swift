@@ -23,6 +23,10 @@ public enum RenderLimits {
     /// Sampled renders of `verify markers` and of `verify board`.
     public static let markerRenders = 1...1_000_000
     public static let boardRenders = 1...10_000
+    /// Frames of a pose clip's sweep and of each of its holds (`verify pose`).
+    public static let poseFrames = 10...10_000
+    /// A pose clip's marker sizes (side face-on, px).
+    public static let poseSize = 8.0...2000
     /// Runs per frame of the benchmark.
     public static let benchmarkRepeats = 1...1000
 

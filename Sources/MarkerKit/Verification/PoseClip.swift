@@ -1,0 +1,112 @@
+import Foundation
+
+/// A rendered clip of one marker whose pose is known in every frame, for `verify pose`: segments at
+/// several sizes in the image (the marker's side face-on, in pixels), each a clip of its own. In each,
+/// the marker starts facing the camera, tilts to 70 degrees, back through facing the camera to 70 degrees
+/// the other way and back to the first hold's tilt while the tilt's axis turns and the marker drifts
+/// across the image (the moving frames), then is held still at
+/// small tilts, nearly facing the camera, where IPPE's two poses are hardest to tell apart and per-frame
+/// poses flip (the still frames; the noise differs from frame to frame), moving smoothly from one hold
+/// to the next. Every motion is continuous, as a hand's is. The same seed gives the same clip.
+public struct PoseClip: Sendable {
+    /// One frame: the scene to render, and what the breakdowns sort it by.
+    public struct Frame: Sendable {
+        public let scene: Scene
+        /// The segment it belongs to (each segment is a clip of its own: histories start again).
+        public let segment: Int
+        /// The marker's side face-on (px), the segment's size.
+        public let sizePixels: Double
+        public let tiltDegrees: Double
+        /// Held still (true) or moving.
+        public let still: Bool
+    }
+
+    public let camera: CameraCalibration
+    /// Physical side of the marker (mm).
+    public static let side = 50.0
+    /// The segments' sizes (px).
+    public var sizes: [Double] = [20, 40, 80, 160, 280]
+    /// Frames of each segment's sweep, of each of its holds, and of the move from one hold to the next.
+    public var sweepFrames = 150, holdFrames = 40, moveFrames = 20
+    /// The tilts the marker is held at (degrees), in order.
+    public var holdTilts: [Double] = [15, 6]
+    /// The highest tilt of the sweep (degrees).
+    public static let maximumTilt = 70.0
+    public var degradations: Degradations
+    public let seed: UInt64
+    /// The marker (not 1023 nor a pair one cell apart when turned: `MarkerDictionary.usableIDs`).
+    public var id = 7
+
+    public init(camera: CameraCalibration, seed: UInt64, degradations: Degradations) {
+        self.camera = camera
+        self.seed = seed
+        self.degradations = degradations
+    }
+
+    /// Sizes as a user gives them ("20,40,80"): each 8-2000 px (`RenderLimits.poseSize`), at most 100.
+    public static func sizes(_ text: String, option: String) throws -> [Double] {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard (1...100).contains(parts.count) else { throw MarkerKitError.invalidArgument("\(option) takes 1-100 sizes in pixels, e.g. 20,40,80") }
+        return try parts.map { part in
+            guard let value = Double(part), value.isFinite else {
+                throw MarkerKitError.invalidArgument("\(option): '\(part)' is not a size in pixels (e.g. 20,40,80)")
+            }
+            return try InputRange.check(value, in: RenderLimits.poseSize, option)
+        }
+    }
+
+    /// The largest size that fits the image whole as the marker turns (its diagonal and paper inside it).
+    public var largestSize: Double { (Double(min(camera.imageWidth, camera.imageHeight)) / 1.6).rounded(.down) }
+
+    /// Refuses sizes the image cannot hold.
+    public func checkSizes() throws {
+        if let size = sizes.first(where: { $0 > largestSize }) {
+            throw MarkerKitError.invalidArgument("a \(size.formatted()) px marker does not fit a \(camera.imageWidth)x\(camera.imageHeight) image as it turns: sizes up to \(Int(largestSize)) px")
+        }
+    }
+
+    /// Frames per segment, and in all.
+    public var segmentFrames: Int { sweepFrames + holdTilts.count * (holdFrames + moveFrames) - moveFrames }
+    public var frameCount: Int { sizes.count * segmentFrames }
+
+    /// Frame `index` (0 ..< frameCount) of the clip.
+    public func frame(_ index: Int) throws -> Frame {
+        let segment = index / segmentFrames, k = index % segmentFrames
+        let size = sizes[segment]
+        // Each segment's own spin and start of the tilt axis, from the seed.
+        var random = SeededRandom(seed: seed &+ UInt64(segment) &* 0x9E37_79B9)
+        let spin = random.uniform(0...(2 * Double.pi)), axis0 = random.uniform(0...(2 * Double.pi))
+        let phase = random.uniform(0...(2 * Double.pi))
+        // Where the frame is: the sweep, a hold, or a move to the next hold (u from 0 to 1 through it).
+        let t = Double(min(k, sweepFrames))
+        var still = false
+        // The tilt signed along the axis: through the sweep it goes 0, 70, 0 (turning through facing the
+        // camera, where the two poses meet), -70, then to the first hold's.
+        let signed: Double
+        if k < sweepFrames {
+            let u = Double(k) / Double(sweepFrames), top = Self.maximumTilt, end = holdTilts[0]
+            signed = u < 0.75 ? top * sin(2 * Double.pi * u) : -end - (top - end) * (1 + cos(Double.pi * (u - 0.75) / 0.25)) / 2
+        } else {
+            let r = k - sweepFrames, hold = r / (holdFrames + moveFrames), within = r % (holdFrames + moveFrames)
+            still = within < holdFrames
+            let u = still ? 0 : Double(within - holdFrames + 1) / Double(moveFrames)
+            signed = -holdTilts[hold] - (1 - cos(Double.pi * u)) / 2 * (holdTilts[min(hold + 1, holdTilts.count - 1)] - holdTilts[hold])
+        }
+        let tilt = abs(signed)
+        // The tilt's axis turns half a circle through the sweep and stays; a negative tilt is about the
+        // axis turned half a circle.
+        let axis = axis0 + Double.pi * t / Double(sweepFrames) + (signed < 0 ? Double.pi : 0)
+        // Drift: the centre moves on an ellipse within the image, as far as the marker's size allows.
+        let w = Double(camera.imageWidth), h = Double(camera.imageHeight)
+        let reach = 0.8 * size + 6
+        let ax = max(0, w / 2 - reach) * 0.5, ay = max(0, h / 2 - reach) * 0.5
+        let angle = phase + 2 * Double.pi * t / Double(sweepFrames)
+        let centre = (w / 2 + ax * cos(angle), h / 2 + ay * sin(angle))
+        let depth = camera.fx * Self.side / size
+        let pose = try MarkerSceneSampler.pose(camera: camera, at: centre, depth: depth, tiltDegrees: tilt, tiltAxis: axis, spin: spin)
+        let scene = Scene(camera: camera, width: camera.imageWidth, height: camera.imageHeight,
+                          targets: [Target(pattern: .marker(id: id, side: Self.side, margin: Self.side / 7 * 1.5), pose: pose)],
+                          degradations: degradations, seed: seed &+ UInt64(index) &* 7919)
+        return Frame(scene: scene, segment: segment, sizePixels: size, tiltDegrees: tilt, still: still)
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+@testable import MarkerKit
+
+/// `verify pose` on a short clip: one segment of a 30 px marker (a sweep to 70 degrees and back, held
+/// still at 15 and 6 degrees), MarkerKit's stream of poses beside OpenCV's per-frame solvePnP.
+@Suite struct VerifyPoseCLITests {
+    @Test func aShortClipIsMeasuredAgainstItsTruthBesideOpenCV() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try CLI.run(["verify", "pose", "--sizes", "30", "--sweep-frames", "40", "--hold-frames", "15", "--json", "pose.json"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        for expected in ["markerkit", "mk-frame", "opencv", "flips/1000", "by tilt", "still", "30 px"] {
+            #expect(run.stdout.contains(expected), "\(expected)")
+        }
+        let report = try JSONDecoder().decode(PoseVerificationReport.self, from: Data(contentsOf: dir.appendingPathComponent("pose.json")))
+        // 40 + 2 x (15 + 20) - 20 frames: 40 of the sweep, 20 of the move between the holds, 30 still.
+        #expect(report.summary.frames == 90 && report.trials.count == 90)
+        #expect(report.summary.byMotion.map { $0.figures[0].frames } == [60, 30], "two holds of 15 still frames")
+        let figures = Dictionary(uniqueKeysWithValues: report.summary.overall.map { ($0.contender, $0) })
+        let markerkit = try #require(figures["markerkit"]), opencv = try #require(figures["opencv"])
+        print("measured: 90 frames of a 30 px marker: flips markerkit \(markerkit.flips), per frame \(figures["mk-frame"]!.flips), opencv \(opencv.flips); rotation P50 \(markerkit.rotationP50 ?? -1) vs \(opencv.rotationP50 ?? -1) degrees; recall \(markerkit.recall) vs \(opencv.recall)")
+        #expect(markerkit.recall >= 0.9 && markerkit.flips <= opencv.flips)
+        #expect(try #require(markerkit.rotationP50) < (opencv.rotationP50 ?? .infinity))
+        // Every flip is a change of side between frames with a side.
+        var last: Int?
+        for trial in report.trials {
+            let o = trial.outcomes["markerkit"]!
+            if o.side != 0 {
+                #expect(o.flip == (last.map { $0 != o.side } ?? false), "frame \(trial.index)")
+                last = o.side
+            } else {
+                #expect(!o.flip)
+            }
+        }
+    }
+}
