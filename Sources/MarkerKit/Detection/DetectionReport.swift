@@ -115,6 +115,8 @@ public struct DetectionReport: Codable, Sendable {
         public let pose: Pose
         public let markers: [Int]
         public let outliers: [Int]
+        /// A ChArUco board's pose: how many of its chessboard corners it is from (absent for a marker map).
+        public var corners: Int?
 
         public init(_ result: MarkerMapPose.Result, decided: Pose.Decision) {
             if result.solutions > 1 {
@@ -126,6 +128,7 @@ public struct DetectionReport: Codable, Sendable {
             }
             markers = result.markers
             outliers = result.outliers
+            corners = result.corners
         }
 
         func appendJSON(to out: inout [UInt8]) {
@@ -134,6 +137,10 @@ public struct DetectionReport: Codable, Sendable {
             JSONText.append(markers, to: &out)
             JSONText.append(key: "outliers", to: &out)
             JSONText.append(outliers, to: &out)
+            if let corners {
+                JSONText.append(key: "corners", to: &out)
+                JSONText.append(corners, to: &out)
+            }
             JSONText.append(key: "pose", to: &out)
             pose.appendJSON(to: &out)
             out.append(UInt8(ascii: "}"))

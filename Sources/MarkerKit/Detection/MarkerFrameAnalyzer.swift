@@ -13,8 +13,10 @@ public struct MarkerFrameAnalyzer {
     public var markerMap: MarkerMapPose?
     /// The map's own two poses followed from frame to frame (with `poseHistory`; made on the first pose).
     private var targetHistory: PoseHistory?
-    /// A ChArUco board whose corners are looked for near its markers (its dictionary is the detector's).
-    public var board: CharucoDetector?
+    /// A ChArUco board whose corners are looked for near its markers (its dictionary is the detector's);
+    /// with a calibration, the board's pose from them (`CharucoBoardPose`) is the frame's target.
+    public var board: CharucoDetector? { didSet { boardPose = board.map { CharucoBoardPose(board: $0.board) } } }
+    private var boardPose: CharucoBoardPose?
     /// Display turn/mirror applied before detection; reported corners are mapped back to the sensor.
     public var transform: FrameTransform?
     public var timings: StageTimings?
@@ -46,7 +48,13 @@ public struct MarkerFrameAnalyzer {
         } else {
             try detector.detect(in: sensor, workspace: workspace, timings: &timings, into: &found)
         }
-        let target = try poseEstimator.flatMap { try targetPose(calibration: $0.calibration, frame: sourced.index) }
+        var boardCorners: [CharucoDetection.Corner] = []
+        if let board {
+            // The corners are found in the sensor's picture, near the board's markers found there.
+            let gray = turn == nil ? workspace.gray : try Grayscale.image(from: sensor)
+            boardCorners = board.detection(in: gray, markers: found).corners
+        }
+        let target = try poseEstimator.flatMap { try targetPose(calibration: $0.calibration, frame: sourced.index, boardCorners: boardCorners) }
         reported.removeAll(keepingCapacity: true)
         for marker in found {
             guard let poseEstimator else {
@@ -56,17 +64,12 @@ public struct MarkerFrameAnalyzer {
             var poses = try poseEstimator.poses(of: marker), decided = DetectionReport.Pose.Decision.reprojection
             if poseHistory != nil { (poses, decided) = poseHistory!.decide(poses, id: marker.id, frame: sourced.index, corners: marker.quad) }
             if poses.isAmbiguous, let target, !target.outliers.contains(marker.id),
-               let expected = markerMap?.markerRotation(marker.id, mapPose: target.pose.pose) {
+               let expected = markerMap?.markerRotation(marker.id, mapPose: target.pose.pose)
+                   ?? boardPose?.markerRotation(marker.id, boardPose: target.pose.pose) {
                 let nearer = poses.other.degrees(from: expected) < poses.chosen.degrees(from: expected)
                 (poses, decided) = (nearer ? poses.swapped : poses, .board)
             }
             reported.append(DetectionReport.Marker(marker, poses: poses, decided: decided))
-        }
-        var boardCorners: [CharucoDetection.Corner] = []
-        if let board {
-            // The corners are found in the sensor's picture, near the board's markers found there.
-            let gray = turn == nil ? workspace.gray : try Grayscale.image(from: sensor)
-            boardCorners = board.detection(in: gray, markers: found).corners
         }
         var annotated: Frame?
         if annotate {
@@ -86,9 +89,12 @@ public struct MarkerFrameAnalyzer {
         return (result, annotated)
     }
 
-    /// The marker map's pose from the markers found, its two poses decided by the frames before in a stream.
-    private mutating func targetPose(calibration: CameraCalibration, frame: Int) throws -> DetectionReport.MapPose? {
-        guard let markerMap, var result = try markerMap.pose(of: found, calibration: calibration) else { return nil }
+    /// The marker map's pose from the markers found, or the ChArUco board's from its corners, its two poses
+    /// decided by the frames before in a stream.
+    private mutating func targetPose(calibration: CameraCalibration, frame: Int, boardCorners: [CharucoDetection.Corner]) throws -> DetectionReport.MapPose? {
+        let found = try markerMap.map { try $0.pose(of: self.found, calibration: calibration) }
+            ?? boardPose.map { try $0.pose(of: boardCorners, markers: self.found, calibration: calibration) }
+        guard var result = found.flatMap({ $0 }) else { return nil }
         var decided = DetectionReport.Pose.Decision.reprojection
         if poseHistory != nil, targetHistory == nil { targetHistory = PoseHistory(ids: 1) }
         if result.solutions > 1, targetHistory != nil { (result.poses, decided) = targetHistory!.decide(result.poses, id: 0, frame: frame) }

@@ -20,6 +20,8 @@ public struct MarkerMapPose: Sendable {
         public var solutions: Int
         public var markers: [Int]
         public var outliers: [Int]
+        /// For a ChArUco board (`CharucoBoardPose`): the chessboard corners the pose is from.
+        public var corners: Int? = nil
     }
 
     /// Each marker's corners by ID, looked up for every marker of every frame.
@@ -47,7 +49,7 @@ public struct MarkerMapPose: Sendable {
                 (poses, solutions) = try solve(used, calibration: calibration)
             }
         }
-        return Result(poses: poses, solutions: solutions, markers: used.map(\.id).sorted(), outliers: outliers.sorted())
+        return Result(poses: poses, solutions: solutions, markers: used.map(\.id).sorted(), outliers: outliers.sorted(), corners: nil)
     }
 
     /// The rotation (camera from marker frame) marker `id` has when the map has `pose`: the marker's own
@@ -66,8 +68,7 @@ public struct MarkerMapPose: Sendable {
         return MarkerPose(rvec: Pose3D.rvec(from: m), tvec: pose.tvec)
     }
 
-    /// The poses that fit `used`'s corners best, the better first, and how many differ (by 0.01 degrees or
-    /// 0.1% of the distance).
+    /// The poses that fit `used`'s corners best, the better first, and how many differ.
     private func solve(_ used: [MarkerDetection], calibration c: CameraCalibration) throws -> (MarkerPoses, Int) {
         let metres = map.millimetresPerUnit / 1000
         var object: [Double] = [], image: [Double] = []
@@ -77,9 +78,16 @@ public struct MarkerMapPose: Sendable {
                 image += [marker.quad[k].x, marker.quad[k].y]
             }
         }
+        return try Self.solve(object: object, image: image, planar: isPlanar, calibration: c)
+    }
+
+    /// The poses that fit points `object` (x y z each, metres) seen at `image` (x y each) best, the better
+    /// first, and how many differ (by 0.01 degrees or 0.1% of the distance): both of IPPE's for points on
+    /// one plane, SQPnP's one otherwise, each refined (`cvb_solve_pnp_points`).
+    static func solve(object: [Double], image: [Double], planar: Bool, calibration c: CameraCalibration) throws -> (MarkerPoses, Int) {
         var out = [Double](repeating: 0, count: 14), solutions: Int32 = 0
-        try Bridge.check(cvb_solve_pnp_points(object, image, Int32(used.count * 4), c.cameraMatrix, c.distortion, Int32(c.distortion.count),
-                                              c.bridgeModel, isPlanar ? 1 : 0, &out, &solutions))
+        try Bridge.check(cvb_solve_pnp_points(object, image, Int32(object.count / 3), c.cameraMatrix, c.distortion, Int32(c.distortion.count),
+                                              c.bridgeModel, planar ? 1 : 0, &out, &solutions))
         let first = MarkerPose(rvec: Array(out[0..<3]), tvec: Array(out[3..<6]))
         let second = solutions > 1 ? MarkerPose(rvec: Array(out[7..<10]), tvec: Array(out[10..<13])) : first
         let poses = MarkerPoses(chosen: first, other: second, chosenError: out[6], otherError: solutions > 1 ? out[13] : out[6])

@@ -27,7 +27,8 @@ struct Detect: ParsableCommand {
 
         With --board (a spec from 'markerkit generate charuco') each frame also gives the board's corners found \
         in the image near its markers, only where the image shows a corner: OpenCV's corner IDs and sub-pixel \
-        positions ("board" in the JSON). Markers are then read in the board's dictionary.
+        positions ("board" in the JSON). Markers are then read in the board's dictionary. With --calibration \
+        too, the board's pose from its corners ("target"; the spec gives the markers' size).
 
         Images are read and detected on every core at once (--jobs), a video's frames detected on every \
         core while it is decoded; results and files come in input order, the same as with --jobs 1.
@@ -58,7 +59,7 @@ struct Detect: ParsableCommand {
     @Option(help: ArgumentHelp("Write annotated images (and videos) into this folder.", valueName: "dir"))
     var annotate: String?
 
-    @Option(help: ArgumentHelp("Also find this ChArUco board's corners (a spec from 'generate charuco'), or this marker map's pose (a sheet's map from 'generate markers').", valueName: "board.json"))
+    @Option(help: ArgumentHelp("Also find this ChArUco board's corners (a spec from 'generate charuco'; with --calibration, its pose), or this marker map's pose (a sheet's map from 'generate markers').", valueName: "board.json"))
     var board: String?
 
     @Flag(help: "Print the time spent in each detector stage to stderr.")
@@ -68,10 +69,9 @@ struct Detect: ParsableCommand {
 
     func run() throws {
         let jobCount = try jobs.count()
-        let estimator = try poseOptions.estimator()
+        let (charuco, map, estimator) = try BoardOptions.detected(board: board, dictionary: dictionaryOption.dictionary, poses: poseOptions.estimator)
         let jsonURL = try outputFile(json ?? (jsonl ? "-" : nil), force: forceOption.force)
         let jsonToStdout = json == "-" || (json == nil && jsonl)
-        let (charuco, map) = try BoardOptions.detected(board: board, dictionary: dictionaryOption.dictionary, poses: estimator != nil)
 
         let catalog = InputCatalog(paths: inputs)
         for line in catalog.notes { note(line) }

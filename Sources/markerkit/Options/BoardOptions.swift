@@ -15,19 +15,23 @@ enum BoardOptions {
 
     /// What `detect --board` and `track --board` look for: a ChArUco board (a board spec) or a marker map.
     /// Its dictionary is the one markers are read in, so a different --dictionary is refused; a map's pose
-    /// needs a calibration.
-    static func detected(board: String?, dictionary: MarkerDictionary, poses: Bool) throws -> (charuco: CharucoBoard?, map: MarkerMap?) {
-        guard let board else { return (nil, nil) }
+    /// needs a calibration. `poses` makes the pose estimator, given a ChArUco board's marker side (which
+    /// stands for --marker-size).
+    static func detected(board: String?, dictionary: MarkerDictionary, poses: (_ boardMarker: Length?) throws -> MarkerPoseEstimator?) throws
+        -> (charuco: CharucoBoard?, map: MarkerMap?, estimator: MarkerPoseEstimator?) {
+        guard let board else { return (nil, nil, try poses(nil)) }
         let file = try BoardFile.read(from: URL(fileURLWithPath: board))
         let boardDictionary = try file.dictionary()
         if dictionary != .arucoOriginal, dictionary != boardDictionary {
             throw MarkerKitError.invalidArgument("--dictionary \(dictionary.name) differs from the board's \(boardDictionary.name): leave it out")
         }
         switch file {
-        case .charuco(let charuco): return (charuco, nil)
+        case .charuco(let charuco): return (charuco, nil, try poses(charuco.marker))
         case .map(let map):
-            guard poses else { throw MarkerKitError.invalidArgument("--board with a marker map finds its pose: give --calibration and --marker-size too") }
-            return (nil, map)
+            guard let estimator = try poses(nil) else {
+                throw MarkerKitError.invalidArgument("--board with a marker map finds its pose: give --calibration and --marker-size too")
+            }
+            return (nil, map, estimator)
         }
     }
 

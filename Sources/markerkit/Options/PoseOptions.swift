@@ -11,9 +11,10 @@ struct PoseOptions: ParsableArguments {
             transform: LengthArgument.positive)
     var markerSize: Length?
 
-    /// The pose estimator when both options are given, nil otherwise (bad values throw).
-    func estimator() throws -> MarkerPoseEstimator? {
-        let side = markerSize
+    /// The pose estimator when both options are given (a ChArUco board's marker side, `boardMarker`, stands
+    /// for --marker-size), nil otherwise (bad values throw).
+    func estimator(boardMarker: Length? = nil) throws -> MarkerPoseEstimator? {
+        let side = markerSize ?? boardMarker
         let camera = try calibration.map { try CalibrationStore.default.resolve($0) }
         if let side, let camera { return MarkerPoseEstimator(calibration: camera, side: side.value(in: .m)) }
         if side != nil || camera != nil { note("poses need both --calibration and --marker-size; reporting corners only") }
