@@ -83,7 +83,12 @@ public struct DetectionJob {
 
         /// The frame read last through the analyzer; the stage timings of this frame alone.
         mutating func analyze(annotate: Bool) throws -> (DetectionReport.FrameResult, Frame?, StageTimings?) {
-            let (result, annotated) = try analyzer.analyze(sourced, annotate: annotate)
+            let (analyzed, annotated) = try analyzer.analyze(sourced, annotate: annotate)
+            var result = analyzed
+            // The analyzer refills its list of markers in place in the next frame once the result lets go of
+            // it; this result goes to the thread that writes the output, so it gets a list of its own (with
+            // the list shared, ThreadSanitizer saw this thread's next refill race that thread's reading).
+            result.markers = result.markers.map { $0 }
             let timings = analyzer.timings
             if timings != nil { analyzer.timings = StageTimings() }
             return (result, annotate ? annotated ?? sourced.frame : nil, timings)

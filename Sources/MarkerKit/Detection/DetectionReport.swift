@@ -197,7 +197,7 @@ public struct DetectionReport: Codable, Sendable {
         public let height: Int
         /// The dictionary the IDs belong to (OpenCV's name).
         public let dictionary: String
-        public let markers: [Marker]
+        public internal(set) var markers: [Marker]
         /// The image file's orientation tag, and whether the picture was turned to it before detection.
         public let orientation: ImageOrientation?
         /// With a board to look for: its corners found.
