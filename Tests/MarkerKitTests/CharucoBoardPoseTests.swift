@@ -51,4 +51,24 @@ import Testing
         let outside = [CharucoDetection.Corner(id: 999, point: Point2(x: 1, y: 1))] + row
         #expect(try estimator.pose(of: outside, markers: [], calibration: Self.camera) == nil)
     }
+
+    /// The annotated frame shows the board's axes: a white dot at its origin, x in red, y in green.
+    @Test func theAnnotationDrawsTheBoardsAxes() throws {
+        let pose = Pose3D.held(centre: (105, 135), at: (20, -10, 500), tilt: 0.2, axis: 0.7, spin: 0.1)
+        let scene = Scene(camera: Self.camera, width: 1280, height: 720, targets: [Target(pattern: .charuco(Self.board), pose: pose)])
+        let image = try SceneRenderer().render(scene)
+        var analyzer = Self.analyzer()
+        let frame = Frame(width: image.width, height: image.height, stride: image.width, format: .gray8, bytes: image.pixels)
+        let (result, annotated) = try analyzer.analyze(SourcedFrame(source: "render", index: 0, frame: frame), annotate: true)
+        let target = try #require(result.target), picture = try #require(annotated)
+        let length = 0.09 // three 30 mm squares
+        let axes = try Self.camera.project([(0, 0, 0), (0.6 * length, 0, 0), (0, 0.6 * length, 0)],
+                                           pose: Pose3D(rvec: target.pose.rvec, tvec: target.pose.tvec))
+        func bgr(_ p: Point2) -> [UInt8] {
+            let i = 3 * (Int(p.y.rounded()) * picture.width + Int(p.x.rounded()))
+            return Array(picture.bytes[i..<(i + 3)])
+        }
+        #expect(bgr(axes[0]) == [255, 255, 255] && bgr(axes[1]) == [0, 0, 255] && bgr(axes[2]) == [0, 255, 0],
+                "\(bgr(axes[0])) \(bgr(axes[1])) \(bgr(axes[2]))")
+    }
 }

@@ -9,6 +9,8 @@ public struct CharucoBoardPose: Sendable {
     /// The corners in the board's frame (metres), by ID.
     private let points: [SIMD3<Double>]
     private let markerIDs: Set<Int>
+    /// How long the board's axes are drawn (metres): three squares.
+    public var axisLength: Double { 3 * board.square.millimetres / 1000 }
 
     public init(board: CharucoBoard) {
         self.board = board

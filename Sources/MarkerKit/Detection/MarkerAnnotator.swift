@@ -30,6 +30,18 @@ public struct MarkerAnnotator: Sendable {
         }
     }
 
+    /// A target's axes (a board's or a marker map's, `detect --board`): x red, y green, z blue, `length`
+    /// long in the pose's unit, from its origin, twice as thick as a marker's.
+    public func drawAxes(_ frame: inout Frame, pose: MarkerPose, length: Double) throws {
+        guard let calibration = poseEstimator?.calibration else { return }
+        let thickness = 2 * max(1, min(frame.width, frame.height) / 400)
+        let axes = try calibration.project([(0, 0, 0), (length, 0, 0), (0, length, 0), (0, 0, length)], pose: Pose3D(rvec: pose.rvec, tvec: pose.tvec))
+        try polyline(&frame, [axes[0], axes[1]], closed: false, color: (0, 0, 255), thickness: 2 * thickness)
+        try polyline(&frame, [axes[0], axes[2]], closed: false, color: (0, 255, 0), thickness: 2 * thickness)
+        try polyline(&frame, [axes[0], axes[3]], closed: false, color: (255, 0, 0), thickness: 2 * thickness)
+        try circle(&frame, axes[0], radius: Double(3 * thickness), color: (255, 255, 255), thickness: -1)
+    }
+
     /// Dots at `points` (a chessboard's corners in a preview), joined in order.
     public func drawPoints(_ frame: inout Frame, _ points: [Point2], color: (Int32, Int32, Int32)) throws {
         guard points.count >= 2 else { return }

@@ -79,6 +79,9 @@ public struct MarkerFrameAnalyzer {
                 if let pose = marker.pose { poses[index] = pose.pose }
             }
             try MarkerAnnotator(poseEstimator: poseEstimator).annotate(&picture, markers: found, poses: poses)
+            if let target, let length = markerMap?.axisLength ?? boardPose?.axisLength {
+                try MarkerAnnotator(poseEstimator: poseEstimator).drawAxes(&picture, pose: target.pose.pose, length: length)
+            }
             if board != nil { try MarkerAnnotator().drawBoardCorners(&picture, boardCorners) }
             annotated = turn.map { $0.apply(picture) } ?? picture
         }

@@ -26,11 +26,15 @@ public struct MarkerMapPose: Sendable {
 
     /// Each marker's corners by ID, looked up for every marker of every frame.
     private let corners: [Int: [SIMD3<Double>]]
+    /// How long the map's axes are drawn (metres): half the distance from its origin to its farthest corner.
+    public let axisLength: Double
 
     public init(map: MarkerMap) {
         self.map = map
         isPlanar = map.isPlanar
         corners = Dictionary(map.markers.map { ($0.id, $0.corners.map { SIMD3($0[0], $0[1], $0[2]) }) }, uniquingKeysWith: { first, _ in first })
+        let farthest = map.markers.flatMap(\.corners).map { ($0[0] * $0[0] + $0[1] * $0[1] + $0[2] * $0[2]).squareRoot() }.max() ?? 0
+        axisLength = max(farthest / 2, 1e-3) * map.millimetresPerUnit / 1000
     }
 
     /// The map's pose from `markers` (of which those in the map count) through `calibration`, or nil when
