@@ -101,10 +101,13 @@ extern "C" int32_t cvb_solve_pnp_square_both(const double *image_corners, double
     });
 }
 
-extern "C" int32_t cvb_solve_pnp_points(const double *object_points, const double *image_points, int32_t count,
-                                        const double *camera_matrix, const double *distortion, int32_t distortion_count,
-                                        cvb_model model, int32_t planar, double *poses, int32_t *solutions) {
-    return cvb::guarded("solvePnPGeneric", [&]() -> int32_t {
+namespace {
+// The poses of `count` points by `method` (up to `most`, each refined by Levenberg-Marquardt with `refine`, not for
+// fisheye): 7 values per pose into `poses` (rvec, tvec, RMS reprojection error), how many into `solutions`.
+int32_t solve_points(const double *object_points, const double *image_points, int32_t count, const double *camera_matrix,
+                     const double *distortion, int32_t distortion_count, cvb_model model, cv::SolvePnPMethod method, bool refine,
+                     int most, double *poses, int32_t *solutions) {
+    return cvb::guarded("solvePnP", [&]() -> int32_t {
         if (object_points == nullptr || image_points == nullptr || camera_matrix == nullptr || poses == nullptr ||
             solutions == nullptr || count < 4 || count > 1000000 || bad_model(distortion, distortion_count, model))
             return cvb::fail(BRIDGE_ERR_ARGUMENT, "solvePnP: bad argument");
@@ -116,14 +119,30 @@ extern "C" int32_t cvb_solve_pnp_points(const double *object_points, const doubl
         }
         cv::Mat k = camera(camera_matrix), d = coefficients(distortion, distortion_count);
         std::vector<cv::Mat> rs, ts;
-        const int n = solve_generic(object, image, k, d, model, planar ? cv::SOLVEPNP_IPPE : cv::SOLVEPNP_SQPNP, rs, ts);
+        const int n = solve_generic(object, image, k, d, model, method, rs, ts);
         if (n < 1) return cvb::fail(BRIDGE_ERR_ARGUMENT, "solvePnP found no pose");
-        *solutions = std::min(n, 2);
+        *solutions = std::min(n, most);
         for (int s = 0; s < *solutions; ++s) {
             // Levenberg-Marquardt from each solution, on the points as found (through the lens model).
-            if (model != CVB_MODEL_FISHEYE) cv::solvePnPRefineLM(object, image, k, d, rs[s], ts[s]);
+            if (refine && model != CVB_MODEL_FISHEYE) cv::solvePnPRefineLM(object, image, k, d, rs[s], ts[s]);
             write_pose(object, image, rs[s], ts[s], k, d, model, poses + 7 * s);
         }
         return BRIDGE_OK;
     });
+}
+} // namespace
+
+extern "C" int32_t cvb_solve_pnp_points(const double *object_points, const double *image_points, int32_t count,
+                                        const double *camera_matrix, const double *distortion, int32_t distortion_count,
+                                        cvb_model model, int32_t planar, double *poses, int32_t *solutions) {
+    return solve_points(object_points, image_points, count, camera_matrix, distortion, distortion_count, model,
+                        planar ? cv::SOLVEPNP_IPPE : cv::SOLVEPNP_SQPNP, true, 2, poses, solutions);
+}
+
+extern "C" int32_t cvb_solve_pnp_iterative(const double *object_points, const double *image_points, int32_t count,
+                                           const double *camera_matrix, const double *distortion, int32_t distortion_count,
+                                           cvb_model model, double *pose) {
+    int32_t solutions = 0;
+    return solve_points(object_points, image_points, count, camera_matrix, distortion, distortion_count, model,
+                        cv::SOLVEPNP_ITERATIVE, false, 1, pose, &solutions);
 }

@@ -287,6 +287,13 @@ int32_t cvb_solve_pnp_square(const double *image_corners, double side, const dou
 int32_t cvb_solve_pnp_points(const double *object_points, const double *image_points, int32_t count,
                              const double *camera_matrix, const double *distortion, int32_t distortion_count,
                              cvb_model model, int32_t planar, double *poses, int32_t *solutions);
+/* cv::solvePnP's default pose (SOLVEPNP_ITERATIVE: a DLT or homography start refined by Levenberg-Marquardt)
+ * of `count` points, as OpenCV users get a board's pose (estimatePoseCharucoBoard and estimatePoseBoard call
+ * it on the board's points): `pose` receives rvec, tvec and the RMS reprojection error per point in pixels.
+ * The reference MarkerKit's board and map poses are measured against (`verify pose`). */
+int32_t cvb_solve_pnp_iterative(const double *object_points, const double *image_points, int32_t count,
+                                const double *camera_matrix, const double *distortion, int32_t distortion_count,
+                                cvb_model model, double *pose);
 int32_t cvb_solve_pnp_square_both(const double *image_corners, double side, const double *camera_matrix,
                                   const double *distortion, int32_t distortion_count, cvb_model model, double *poses);
 

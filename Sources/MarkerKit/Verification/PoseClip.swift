@@ -21,9 +21,36 @@ public struct PoseClip: Sendable {
         public let still: Bool
     }
 
+    /// What the clip shows: one marker, or a ChArUco board (whose pose is found from its corners).
+    public enum Subject: Sendable {
+        case marker
+        case charuco(CharucoBoard)
+    }
+
     public let camera: CameraCalibration
+    public var subject = Subject.marker
     /// Physical side of the marker (mm).
     public static let side = 50.0
+    /// The board `verify pose --target charuco` shows: 5x7 squares of 30 mm, 22 mm markers.
+    public static let board = try! CharucoBoard(squaresX: 5, squaresY: 7, square: .mm(30), marker: .mm(22))
+    /// The sizes of a board's segments (its longer side face-on, px).
+    public static let boardSizes: [Double] = [150, 250, 400]
+
+    /// What the clip shows, for the table's heading.
+    public var summary: String {
+        switch subject {
+        case .marker: "one marker (\(Self.side.formatted()) mm)"
+        case .charuco(let board): "a ChArUco board (\(board.summary))"
+        }
+    }
+
+    /// The subject's longer side (mm): what a segment's size in pixels measures.
+    public var physicalSize: Double {
+        switch subject {
+        case .marker: Self.side
+        case .charuco(let board): max(board.width.millimetres, board.height.millimetres)
+        }
+    }
     /// The segments' sizes (px).
     public var sizes: [Double] = [20, 40, 80, 160, 280]
     /// Frames of each segment's sweep, of each of its holds, and of the move from one hold to the next.
@@ -102,10 +129,21 @@ public struct PoseClip: Sendable {
         let ax = max(0, w / 2 - reach) * 0.5, ay = max(0, h / 2 - reach) * 0.5
         let angle = phase + 2 * Double.pi * t / Double(sweepFrames)
         let centre = (w / 2 + ax * cos(angle), h / 2 + ay * sin(angle))
-        let depth = camera.fx * Self.side / size
+        let depth = camera.fx * physicalSize / size
         let pose = try MarkerSceneSampler.pose(camera: camera, at: centre, depth: depth, tiltDegrees: tilt, tiltAxis: axis, spin: spin)
-        let scene = Scene(camera: camera, width: camera.imageWidth, height: camera.imageHeight,
-                          targets: [Target(pattern: .marker(id: id, side: Self.side, margin: Self.side / 7 * 1.5), pose: pose)],
+        let target: Target
+        switch subject {
+        case .marker: target = Target(pattern: .marker(id: id, side: Self.side, margin: Self.side / 7 * 1.5), pose: pose)
+        case .charuco(let board):
+            // The board's frame: z into the print (the marker frame turned half a circle about x), its origin
+            // at the top-left outer corner, the board's middle where the marker's centre would be.
+            let rvec = Pose3D.compose([Double.pi, 0, 0], then: pose.rvec)
+            let r = Pose3D(rvec: rvec, tvec: [0, 0, 0]).rotation
+            let (u, v) = (board.width.millimetres / 2, board.height.millimetres / 2)
+            let t = (0..<3).map { pose.tvec[$0] - r[3 * $0] * u - r[3 * $0 + 1] * v }
+            target = Target(pattern: .charuco(board), pose: Pose3D(rvec: rvec, tvec: t))
+        }
+        let scene = Scene(camera: camera, width: camera.imageWidth, height: camera.imageHeight, targets: [target],
                           degradations: degradations, seed: seed &+ UInt64(index) &* 7919)
         return Frame(scene: scene, segment: segment, sizePixels: size, tiltDegrees: tilt, still: still)
     }

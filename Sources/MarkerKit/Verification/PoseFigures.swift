@@ -39,6 +39,8 @@ public struct PoseVerificationSummary: Codable, Sendable {
     }
 
     public let frames: Int
+    /// What the clip shows ("one marker (50 mm)", "a ChArUco board (...)").
+    public let subject: String
     public let seed: UInt64
     public let width: Int
     public let height: Int
@@ -55,13 +57,14 @@ public struct PoseVerificationSummary: Codable, Sendable {
             Bucket(label: label, figures: names.map { PoseFigures(contender: $0, trials: inside) })
         }
         frames = trials.count
+        subject = clip.summary
         seed = clip.seed
         width = clip.camera.imageWidth
         height = clip.camera.imageHeight
         camera = clip.camera.name
         degradations = clip.degradations
         overall = names.map { PoseFigures(contender: $0, trials: trials) }
-        bySize = clip.sizes.map { size in bucket("\(Int(size)) px", trials.filter { $0.sizePixels == size }) }
+        bySize = clip.sizes.map { size in bucket("\(size.formatted()) px", trials.filter { $0.sizePixels == size }) }
         let edges = [0.0, 10, 30, 50, 70.001]
         byTilt = zip(edges, edges.dropFirst()).map { lower, upper in
             bucket("\(Int(lower))-\(Int(upper.rounded()))°", trials.filter { $0.tiltDegrees >= lower && $0.tiltDegrees < upper })
@@ -71,16 +74,20 @@ public struct PoseVerificationSummary: Codable, Sendable {
 
     /// The table `markerkit verify pose` prints.
     public var table: String {
-        func f(_ v: Double?, _ format: String) -> String { v.map { String(format: format, $0) } ?? "-" }
+        // A missing figure (nothing found) as "-" in the column's width.
+        func f(_ v: Double?, _ format: String) -> String {
+            let width = Int(format.dropFirst().prefix { $0.isNumber }) ?? 1
+            return v.map { String(format: format, $0) } ?? String(repeating: " ", count: max(0, width - 1)) + "-"
+        }
         let d = degradations
-        var lines = ["\(frames) frames \(width)x\(height) of one marker (\(PoseClip.side.formatted()) mm), seed \(seed), camera \(camera), "
+        var lines = ["\(frames) frames \(width)x\(height) of \(subject), seed \(seed), camera \(camera), "
             + "noise \(d.noise.formatted()), blur \(d.blur.formatted()), JPEG \(d.jpegQuality.map(String.init) ?? "none")", ""]
         let header = "  " + "frames".padding(toLength: 14, withPad: " ", startingAt: 0) + "     n  contender   recall  rot° P50    P90  trans% P50  flips/1000  mirror/1000"
         func rows(_ label: String, _ figures: [PoseFigures]) -> [String] {
             figures.enumerated().map { k, p in
                 "  " + (k == 0 ? label : "").padding(toLength: 14, withPad: " ", startingAt: 0)
                     + (k == 0 ? String(format: "%6d", p.frames) : "      ") + "  " + p.contender.padding(toLength: 10, withPad: " ", startingAt: 0)
-                    + String(format: " %6.1f%%", 100 * p.recall) + "  " + f(p.rotationP50, "%7.2f") + " " + f(p.rotationP90, "%6.2f")
+                    + String(format: " %6.1f%%", 100 * p.recall) + "  " + f(p.rotationP50, "%7.3f") + " " + f(p.rotationP90, "%6.3f")
                     + "  " + f(p.translationP50, "%10.2f") + "  " + String(format: "%10.1f", p.flipsPer1000) + "  " + String(format: "%11.1f", p.mirrorPer1000)
             }
         }

@@ -48,43 +48,45 @@ public struct PoseVerification {
         self.clip = clip
     }
 
+    /// What one frame's truth says: the subject's pose, its exact two poses, and for a marker its corners.
+    struct Truth {
+        let pose: MarkerPose
+        let exact: MarkerPoses
+        let marker: SceneTruth.Marker?
+    }
+
     /// Renders the frames on `jobs` threads (OpenCV's per-frame poses there too); MarkerKit's come on
     /// the calling thread in frame order, as a stream's do. `progress` may throw to stop the run.
     public func run(jobs: Int = 1, progress: (Int, Int) throws -> Void = { _, _ in }) throws -> [Trial] {
         try clip.checkSizes()
         let clip = clip, total = clip.frameCount
-        let estimator = MarkerPoseEstimator(calibration: clip.camera, side: PoseClip.side)
         var taken = 0
         typealias Work = (renderer: SceneRenderer, index: Int)
         var trials: [Trial] = []
-        var analyzer = Self.analyzer(estimator)
+        var analyzer = Self.analyzer(clip)
         var lastSide: [String: Int] = [:]
         try OrderedJobs.run(jobs: jobs, makeState: { () -> Work in (SceneRenderer(), 0) }, take: { (work: inout Work) in
             guard taken < total else { return false }
             work.index = taken
             taken += 1
             return true
-        }, work: { (work: inout Work) -> (PoseClip.Frame, GrayImage, SceneTruth.Marker, MarkerPoses, Outcome) in
+        }, work: { (work: inout Work) -> (PoseClip.Frame, GrayImage, Truth, Outcome) in
             let frame = try clip.frame(work.index)
             let image = try work.renderer.render(frame.scene)
-            guard let truth = try SceneTruth.markers(of: frame.scene).first else {
-                throw MarkerKitError.badInput("frame \(work.index) of the pose clip shows no marker")
-            }
-            let exact = try estimator.poses(of: MarkerDetection(id: truth.id, corners: truth.corners))
-            let opencv = try Self.openCVPose(in: image, truth: truth, camera: clip.camera)
-            return (frame, image, truth, exact, try Self.score(opencv, truth: truth, exact: exact))
-        }, deliver: { (frame, image, truth, exact, opencv) in
+            let truth = try Self.truth(of: frame, clip: clip)
+            let opencv = try Self.openCVPose(in: image, truth: truth, clip: clip)
+            return (frame, image, truth, Self.score(opencv, truth: truth))
+        }, deliver: { (frame, image, truth, opencv) in
             if frame.segment != trials.last?.segment {
-                analyzer = Self.analyzer(estimator)
+                analyzer = Self.analyzer(clip)
                 lastSide = [:]
             }
             let gray = MarkerKit.Frame(width: image.width, height: image.height, stride: image.width, format: .gray8, bytes: image.pixels)
             let (result, _) = try analyzer.analyze(SourcedFrame(source: "clip", index: trials.count, frame: gray), annotate: false)
-            let report = Self.nearest(result.markers.filter { $0.id == truth.id }, truth: truth)?.pose
+            let report = truth.marker.map { marker in Self.nearest(result.markers.filter { $0.id == marker.id }, truth: marker)?.pose } ?? result.target?.pose
             // The frame alone: the pose of the two that reprojects better.
             let alone = report.map { r in r.alternative.map { ($0.error < (r.error ?? 0)) ? MarkerPose(rotation: $0.rotation, translation: $0.translation) : r.pose } ?? r.pose }
-            var outcomes = ["markerkit": try Self.score(report?.pose, truth: truth, exact: exact),
-                            "mk-frame": try Self.score(alone, truth: truth, exact: exact), "opencv": opencv]
+            var outcomes = ["markerkit": Self.score(report?.pose, truth: truth), "mk-frame": Self.score(alone, truth: truth), "opencv": opencv]
             for name in Self.contenders where outcomes[name]!.side != 0 {
                 outcomes[name]!.flip = lastSide[name].map { $0 != outcomes[name]!.side } ?? false
                 lastSide[name] = outcomes[name]!.side
@@ -96,11 +98,41 @@ public struct PoseVerification {
         return trials
     }
 
-    /// A fresh stream: MarkerKit's analyzer with poses and their history.
-    static func analyzer(_ estimator: MarkerPoseEstimator) -> MarkerFrameAnalyzer {
-        var analyzer = MarkerFrameAnalyzer(poseEstimator: estimator)
+    /// A fresh stream: MarkerKit's analyzer as `track` runs it, with poses and their history (and the
+    /// board, for a board's clip).
+    static func analyzer(_ clip: PoseClip) -> MarkerFrameAnalyzer {
+        var analyzer: MarkerFrameAnalyzer
+        switch clip.subject {
+        case .marker:
+            analyzer = MarkerFrameAnalyzer(poseEstimator: MarkerPoseEstimator(calibration: clip.camera, side: PoseClip.side))
+        case .charuco(let board):
+            analyzer = MarkerFrameAnalyzer(poseEstimator: MarkerPoseEstimator(calibration: clip.camera, side: board.marker.millimetres / 1000))
+            analyzer.detector = MarkerDetector(dictionary: board.dictionary)
+            analyzer.board = CharucoDetector(board: board)
+        }
         analyzer.poseHistory = PoseHistory(ids: analyzer.detector.dictionary.count)
         return analyzer
+    }
+
+    /// The truth of a frame: a marker's pose (mm, as the clip's marker side) or a board's (metres).
+    static func truth(of frame: PoseClip.Frame, clip: PoseClip) throws -> Truth {
+        switch clip.subject {
+        case .marker:
+            guard let marker = try SceneTruth.markers(of: frame.scene).first else {
+                throw MarkerKitError.badInput("a frame of the pose clip shows no marker")
+            }
+            let exact = try MarkerPoseEstimator(calibration: clip.camera, side: PoseClip.side).poses(of: MarkerDetection(id: marker.id, corners: marker.corners))
+            return Truth(pose: MarkerPose(rvec: marker.pose.rvec, tvec: marker.pose.tvec), exact: exact, marker: marker)
+        case .charuco(let board):
+            let target = frame.scene.targets[0].pose
+            let pose = MarkerPose(rvec: target.rvec, tvec: target.tvec.map { $0 / 1000 })
+            let seen = try SceneTruth.charucoCorners(of: frame.scene).first
+            guard let seen, seen.ids.count >= 4 else { return Truth(pose: pose, exact: MarkerPoses(chosen: pose, other: pose, chosenError: 0, otherError: 0), marker: nil) }
+            let points = board.corners
+            let object = seen.ids.flatMap { [points[$0].x / 1000, points[$0].y / 1000, 0.0] }
+            let (exact, _) = try MarkerMapPose.solve(object: object, image: seen.corners.flatMap { [$0.x, $0.y] }, planar: true, calibration: clip.camera)
+            return Truth(pose: pose, exact: exact, marker: nil)
+        }
     }
 
     /// The report of the marker nearest the truth's centre, within half its side.
@@ -109,22 +141,40 @@ public struct PoseVerification {
         return markers.filter { MarkerDetection(id: $0.id, quad: $0.quad).center.distance(to: centre) < max(truth.sidePixels / 2, 3) }.first
     }
 
-    /// OpenCV's pose of the marker: `detectMarkers`, then `solvePnP(SOLVEPNP_IPPE_SQUARE)` on its corners.
-    static func openCVPose(in image: GrayImage, truth: SceneTruth.Marker, camera c: CameraCalibration) throws -> MarkerPose? {
-        let found = try OpenCVArucoDetector().detect(in: image).filter { $0.id == truth.id }
-        let centre = Point2(x: truth.corners.map(\.x).reduce(0, +) / 4, y: truth.corners.map(\.y).reduce(0, +) / 4)
-        guard let marker = found.first(where: { $0.center.distance(to: centre) < max(truth.sidePixels / 2, 3) }) else { return nil }
-        let corners = marker.corners.flatMap { [$0.x, $0.y] }
-        var rvec = [0.0, 0.0, 0.0], tvec = [0.0, 0.0, 0.0]
-        try Bridge.check(cvb_solve_pnp_square(corners, PoseClip.side, c.cameraMatrix, c.distortion, Int32(c.distortion.count), c.bridgeModel,
-                                              &rvec, &tvec))
-        return MarkerPose(rvec: rvec, tvec: tvec)
+    /// OpenCV's pose as its users get it: of a marker, `detectMarkers` then `solvePnP(SOLVEPNP_IPPE_SQUARE)` on
+    /// its corners; of a ChArUco board, `detectMarkers`, `interpolateCornersCharuco` (with the camera) and
+    /// `solvePnP` on the board's corners found (what `estimatePoseCharucoBoard` does), from 4 corners.
+    static func openCVPose(in image: GrayImage, truth: Truth, clip: PoseClip) throws -> MarkerPose? {
+        let c = clip.camera
+        switch clip.subject {
+        case .marker:
+            guard let marker = truth.marker else { return nil }
+            let found = try OpenCVArucoDetector().detect(in: image).filter { $0.id == marker.id }
+            let centre = Point2(x: marker.corners.map(\.x).reduce(0, +) / 4, y: marker.corners.map(\.y).reduce(0, +) / 4)
+            guard let detection = found.first(where: { $0.center.distance(to: centre) < max(marker.sidePixels / 2, 3) }) else { return nil }
+            let corners = detection.corners.flatMap { [$0.x, $0.y] }
+            var rvec = [0.0, 0.0, 0.0], tvec = [0.0, 0.0, 0.0]
+            try Bridge.check(cvb_solve_pnp_square(corners, PoseClip.side, c.cameraMatrix, c.distortion, Int32(c.distortion.count), c.bridgeModel,
+                                                  &rvec, &tvec))
+            return MarkerPose(rvec: rvec, tvec: tvec)
+        case .charuco(let board):
+            let corners = try OpenCVCharucoDetector(board: board, camera: c).detect(in: image)
+            guard corners.count >= 4 else { return nil }
+            let points = board.corners
+            let object = corners.flatMap { [points[$0.id].x / 1000, points[$0.id].y / 1000, 0.0] }, found = corners.flatMap { [$0.point.x, $0.point.y] }
+            var pose = [Double](repeating: 0, count: 7)
+            let status = cvb_solve_pnp_iterative(object, found, Int32(corners.count), c.cameraMatrix, c.distortion, Int32(c.distortion.count),
+                                                 c.bridgeModel, &pose)
+            // Corners on one line have no pose: OpenCV refuses them, and so does its user.
+            guard (try? Bridge.check(status)) != nil else { return nil }
+            return MarkerPose(rvec: Array(pose[0..<3]), tvec: Array(pose[3..<6]))
+        }
     }
 
     /// A pose's errors against the truth, and its side.
-    static func score(_ pose: MarkerPose?, truth: SceneTruth.Marker, exact: MarkerPoses) throws -> Outcome {
+    static func score(_ pose: MarkerPose?, truth: Truth) -> Outcome {
         guard let pose else { return Outcome(found: false) }
-        let true_ = MarkerPose(rvec: truth.pose.rvec, tvec: truth.pose.tvec)
+        let true_ = truth.pose, exact = truth.exact
         var outcome = Outcome(found: true)
         outcome.rotationError = pose.degrees(from: true_)
         let d = pose.translation - true_.translation

@@ -7,12 +7,14 @@ struct VerifyPose: ParsableCommand {
         commandName: "pose",
         abstract: "Marker poses in a rendered clip with exact truth: MarkerKit's beside OpenCV's solvePnP(IPPE_SQUARE) per frame.",
         discussion: """
-        One marker (50 mm) is rendered in segments, one per size in the image (--sizes: 20, 40, 80, 160 and 280 \
+        One marker (50 mm), or with --target charuco a ChArUco board, is rendered in segments, one per size in the image (--sizes: 20, 40, 80, 160 and 280 \
         px side face-on), each a clip of its own: the marker tilts from facing the camera to 70° and back while \
         the tilt's axis turns and it drifts across the image, every motion continuous, then is held still at 15° and at 6° (moving smoothly between), where a \
         square's two poses are hardest to tell apart. MarkerKit runs each segment as a stream, as track \
         and detect on a video do (an ambiguous marker's pose chosen by the frames before); OpenCV 4.6 \
-        detects each frame and solves solvePnP(SOLVEPNP_IPPE_SQUARE) on its corners, as its users do. \
+        detects each frame and solves solvePnP(SOLVEPNP_IPPE_SQUARE) on its corners, as its users do (for \
+        a board: interpolateCornersCharuco with the camera, then solvePnP on the corners, as \
+        estimatePoseCharucoBoard does; MarkerKit gives the board's pose as detect and track --board do). \
         Per bucket of size, tilt and motion: recall, rotation error P50 and P90 (degrees), translation \
         error P50 (% of the distance), flips per 1000 frames (a jump between the marker's two poses, \
         counted where the truth's two poses are 5° or more apart) and frames on the mirror pose per 1000.
@@ -20,9 +22,13 @@ struct VerifyPose: ParsableCommand {
         Examples:
           markerkit verify pose
           markerkit verify pose --noise 4 --blur 1.2 --json pose.json
+          markerkit verify pose --target charuco
         """
     )
 
+    @Option(help: ArgumentHelp("What the clip shows: 'marker' (one 50 mm marker) or 'charuco' (a board of 5x7 squares of 30 mm, 22 mm markers, or a ChArUco board spec).",
+                               valueName: "marker|charuco|board.json"))
+    var target = "marker"
     @Option(help: "Seed: the same seed gives the same clip.") var seed: UInt64 = 7
     @Option(help: ArgumentHelp("Image size in pixels, without --calibration (default 1280x720).", valueName: "WxH"), transform: ImageSize.parse)
     var size = ImageSize.webcam
@@ -30,7 +36,7 @@ struct VerifyPose: ParsableCommand {
     @Option(help: ArgumentHelp("Gaussian noise in gray levels, 0-100.", valueName: "sigma")) var noise: Double = 2
     @Option(help: ArgumentHelp("Gaussian blur in pixels, 0-20.", valueName: "sigma")) var blur: Double = 0.7
     @Option(help: ArgumentHelp("JPEG quality 1-100.", valueName: "quality")) var jpeg: Int = 90
-    @Option(help: ArgumentHelp("The segments' marker sizes in the image, side face-on in pixels, 8-2000 (default 20,40,80,160,280).",
+    @Option(help: ArgumentHelp("The segments' sizes in the image: a marker's side or a board's longer side face-on, in pixels, 8-2000 (default 20,40,80,160,280 for a marker, 150,250,400 for a board).",
                                valueName: "px,px,..."))
     var sizes: String?
     @Option(help: ArgumentHelp("Frames of each segment's sweep, 10-10000.", valueName: "n")) var sweepFrames: Int = 150
@@ -50,6 +56,10 @@ struct VerifyPose: ParsableCommand {
         (degradations.noise, degradations.blur, degradations.jpegQuality) = (noise, blur, jpeg)
         var clip = PoseClip(camera: try renderCamera(calibration: calibration, size: size), seed: seed, degradations: degradations)
         (clip.sweepFrames, clip.holdFrames) = (sweepFrames, holdFrames)
+        if target.lowercased() != "marker" {
+            clip.subject = .charuco(target.lowercased() == "charuco" ? PoseClip.board : try BoardSpec.read(from: URL(fileURLWithPath: target)).charucoBoard())
+            clip.sizes = PoseClip.boardSizes
+        }
         if let sizes { clip.sizes = try PoseClip.sizes(sizes, option: "--sizes") }
         let progress = ProgressBar(label: "verifying")
         Interrupt.install()
