@@ -35,19 +35,21 @@ import Testing
         }
     }
 
-    /// A board's clip: its pose from its corners (as detect --board gives it) beside OpenCV's
-    /// interpolateCornersCharuco and solvePnP, 0 flips and a rotation error at most half OpenCV's.
-    @Test func aBoardsClipIsMeasuredBesideEstimatePoseCharucoBoard() throws {
+    /// A board's or a sheet's clip: its pose from its corners (as detect --board gives it) beside OpenCV's
+    /// (interpolateCornersCharuco and solvePnP; solvePnP on the sheet's markers' corners), 0 flips and a
+    /// rotation error at most half OpenCV's.
+    @Test(arguments: [("charuco", "of a ChArUco board (5x7 squares of 30 mm"), ("sheet", "of a sheet of 6 markers")])
+    func aBoardsClipIsMeasuredBesideOpenCVsPose(target: String, heading: String) throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let run = try CLI.run(["verify", "pose", "--target", "charuco", "--sizes", "300", "--sweep-frames", "20", "--hold-frames", "10",
+        let run = try CLI.run(["verify", "pose", "--target", target, "--sizes", "300", "--sweep-frames", "20", "--hold-frames", "10",
                                "--json", "board.json"], in: dir)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("of a ChArUco board (5x7 squares of 30 mm"))
+        #expect(run.stdout.contains(heading))
         let report = try JSONDecoder().decode(PoseVerificationReport.self, from: Data(contentsOf: dir.appendingPathComponent("board.json")))
         let figures = Dictionary(uniqueKeysWithValues: report.summary.overall.map { ($0.contender, $0) })
         let markerkit = try #require(figures["markerkit"]), opencv = try #require(figures["opencv"])
-        print("measured: \(report.summary.frames) frames of a ChArUco board 300 px long: rotation P50 \(markerkit.rotationP50 ?? -1) vs OpenCV's \(opencv.rotationP50 ?? -1) degrees, flips \(markerkit.flips) vs \(opencv.flips), recall \(markerkit.recall) vs \(opencv.recall)")
+        print("measured: \(report.summary.frames) frames \(heading) 300 px long: rotation P50 \(markerkit.rotationP50 ?? -1) vs OpenCV's \(opencv.rotationP50 ?? -1) degrees, flips \(markerkit.flips) vs \(opencv.flips), recall \(markerkit.recall) vs \(opencv.recall)")
         #expect(markerkit.flips == 0 && markerkit.recall >= opencv.recall)
         #expect(try #require(markerkit.rotationP50) <= 0.5 * (try #require(opencv.rotationP50)))
     }

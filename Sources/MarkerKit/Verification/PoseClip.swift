@@ -19,12 +19,16 @@ public struct PoseClip: Sendable {
         public let tiltDegrees: Double
         /// Held still (true) or moving.
         public let still: Bool
+        /// The subject's true pose (mm): a marker's, a board's or a sheet's frame.
+        public let pose: Pose3D
     }
 
     /// What the clip shows: one marker, or a ChArUco board (whose pose is found from its corners).
     public enum Subject: Sendable {
         case marker
         case charuco(CharucoBoard)
+        /// A sheet of markers (a planar marker map in mm, as `generate markers` writes one).
+        case sheet(MarkerMap)
     }
 
     public let camera: CameraCalibration
@@ -33,6 +37,16 @@ public struct PoseClip: Sendable {
     public static let side = 50.0
     /// The board `verify pose --target charuco` shows: 5x7 squares of 30 mm, 22 mm markers.
     public static let board = try! CharucoBoard(squaresX: 5, squaresY: 7, square: .mm(30), marker: .mm(22))
+    /// The sheet `verify pose --target sheet` shows: six 40 mm markers in 2 rows of 3, 20 mm apart, in the
+    /// frame `generate markers` gives a page (origin top-left, x right, y down, z into the page, mm).
+    public static let sheet: MarkerMap = {
+        let ids = MarkerDictionary.arucoOriginal.usableIDs
+        let markers = (0..<6).map { k -> MarkerMap.Marker in
+            let (x, y, h) = (20 + 60 * Double(k % 3), 20 + 60 * Double(k / 3), 20.0)
+            return MarkerMap.Marker(id: ids[10 * (k + 1)], corners: [[x - h, y - h, 0], [x + h, y - h, 0], [x + h, y + h, 0], [x - h, y + h, 0]])
+        }
+        return MarkerMap(dictionary: .arucoOriginal, markers: markers, frame: "a sheet: origin top-left, x right, y down, z into the page")
+    }()
     /// The sizes of a board's segments (its longer side face-on, px).
     public static let boardSizes: [Double] = [150, 250, 400]
 
@@ -41,15 +55,52 @@ public struct PoseClip: Sendable {
         switch subject {
         case .marker: "one marker (\(Self.side.formatted()) mm)"
         case .charuco(let board): "a ChArUco board (\(board.summary))"
+        case .sheet(let map): "a sheet of \(map.markers.count) markers"
         }
     }
 
     /// The subject's longer side (mm): what a segment's size in pixels measures.
     public var physicalSize: Double {
         switch subject {
-        case .marker: Self.side
-        case .charuco(let board): max(board.width.millimetres, board.height.millimetres)
+        case .marker: return Self.side
+        case .charuco(let board): return max(board.width.millimetres, board.height.millimetres)
+        case .sheet(let map):
+            let points = map.markers.flatMap(\.corners)
+            return max(points.map { $0[0] }.max()! - points.map { $0[0] }.min()!, points.map { $0[1] }.max()! - points.map { $0[1] }.min()!)
         }
+    }
+
+    /// The map's frame placed where the clip's pose puts the subject (its middle at the pose's centre, z
+    /// into the print), and each of its markers there: one target per marker.
+    static func targets(of map: MarkerMap, at pose: Pose3D) -> (frame: Pose3D, targets: [Target]) {
+        let points = map.markers.flatMap { $0.corners.map { SIMD3($0[0], $0[1], $0[2]) } }
+        let middle = (points.reduce(SIMD3<Double>(), +)) / Double(points.count)
+        let frame = Self.frame(of: pose, middle: (middle.x, middle.y))
+        let r = frame.rotation
+        func turned(_ v: SIMD3<Double>) -> SIMD3<Double> {
+            SIMD3(r[0] * v.x + r[1] * v.y + r[2] * v.z, r[3] * v.x + r[4] * v.y + r[5] * v.z, r[6] * v.x + r[7] * v.y + r[8] * v.z)
+        }
+        let targets = map.markers.map { marker -> Target in
+            let c = marker.corners.map { SIMD3($0[0], $0[1], $0[2]) }
+            func unit(_ v: SIMD3<Double>) -> SIMD3<Double> { v / (v * v).sum().squareRoot() }
+            let side = ((c[1] - c[0]) * (c[1] - c[0])).sum().squareRoot()
+            let x = unit(c[1] - c[0]), y0 = unit(c[0] - c[3]), z = unit(cross(x, y0)), y = cross(z, x)
+            // The marker's frame in the camera: its axes turned with the map's, its centre placed.
+            let axes = [turned(x), turned(y), turned(z)]
+            let m = (0..<3).flatMap { i in (0..<3).map { j in axes[j][i] } }
+            let centre = turned((c[0] + c[1] + c[2] + c[3]) / 4)
+            return Target(pattern: .marker(id: marker.id, side: side, margin: side / 7 * 1.5),
+                          pose: Pose3D(rvec: Pose3D.rvec(from: m), tvec: (0..<3).map { centre[$0] + frame.tvec[$0] }))
+        }
+        return (frame, targets)
+    }
+
+    /// The frame of a board or sheet (z into the print: the marker frame turned half a circle about x)
+    /// whose point `middle` (its own coordinates) is where `pose` puts a marker's centre.
+    static func frame(of pose: Pose3D, middle: (Double, Double)) -> Pose3D {
+        let rvec = Pose3D.compose([Double.pi, 0, 0], then: pose.rvec)
+        let r = Pose3D(rvec: rvec, tvec: [0, 0, 0]).rotation
+        return Pose3D(rvec: rvec, tvec: (0..<3).map { pose.tvec[$0] - r[3 * $0] * middle.0 - r[3 * $0 + 1] * middle.1 })
     }
     /// The segments' sizes (px).
     public var sizes: [Double] = [20, 40, 80, 160, 280]
@@ -131,20 +182,19 @@ public struct PoseClip: Sendable {
         let centre = (w / 2 + ax * cos(angle), h / 2 + ay * sin(angle))
         let depth = camera.fx * physicalSize / size
         let pose = try MarkerSceneSampler.pose(camera: camera, at: centre, depth: depth, tiltDegrees: tilt, tiltAxis: axis, spin: spin)
-        let target: Target
+        let targets: [Target], subjectPose: Pose3D
         switch subject {
-        case .marker: target = Target(pattern: .marker(id: id, side: Self.side, margin: Self.side / 7 * 1.5), pose: pose)
+        case .marker:
+            (targets, subjectPose) = ([Target(pattern: .marker(id: id, side: Self.side, margin: Self.side / 7 * 1.5), pose: pose)], pose)
         case .charuco(let board):
-            // The board's frame: z into the print (the marker frame turned half a circle about x), its origin
-            // at the top-left outer corner, the board's middle where the marker's centre would be.
-            let rvec = Pose3D.compose([Double.pi, 0, 0], then: pose.rvec)
-            let r = Pose3D(rvec: rvec, tvec: [0, 0, 0]).rotation
-            let (u, v) = (board.width.millimetres / 2, board.height.millimetres / 2)
-            let t = (0..<3).map { pose.tvec[$0] - r[3 * $0] * u - r[3 * $0 + 1] * v }
-            target = Target(pattern: .charuco(board), pose: Pose3D(rvec: rvec, tvec: t))
+            // The board's frame: its origin at the top-left outer corner, the board's middle at the centre.
+            subjectPose = Self.frame(of: pose, middle: (board.width.millimetres / 2, board.height.millimetres / 2))
+            targets = [Target(pattern: .charuco(board), pose: subjectPose)]
+        case .sheet(let map):
+            (subjectPose, targets) = Self.targets(of: map, at: pose)
         }
-        let scene = Scene(camera: camera, width: camera.imageWidth, height: camera.imageHeight, targets: [target],
+        let scene = Scene(camera: camera, width: camera.imageWidth, height: camera.imageHeight, targets: targets,
                           degradations: degradations, seed: seed &+ UInt64(index) &* 7919)
-        return Frame(scene: scene, segment: segment, sizePixels: size, tiltDegrees: tilt, still: still)
+        return Frame(scene: scene, segment: segment, sizePixels: size, tiltDegrees: tilt, still: still, pose: subjectPose)
     }
 }

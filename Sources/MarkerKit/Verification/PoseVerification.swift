@@ -109,6 +109,11 @@ public struct PoseVerification {
             analyzer = MarkerFrameAnalyzer(poseEstimator: MarkerPoseEstimator(calibration: clip.camera, side: board.marker.millimetres / 1000))
             analyzer.detector = MarkerDetector(dictionary: board.dictionary)
             analyzer.board = CharucoDetector(board: board)
+        case .sheet(let map):
+            let side = map.markers[0].corners.count == 4 ? ((0..<3).map { map.markers[0].corners[1][$0] - map.markers[0].corners[0][$0] }
+                .map { $0 * $0 }.reduce(0, +)).squareRoot() : 0
+            analyzer = MarkerFrameAnalyzer(poseEstimator: MarkerPoseEstimator(calibration: clip.camera, side: side * map.millimetresPerUnit / 1000))
+            analyzer.markerMap = MarkerMapPose(map: map)
         }
         analyzer.poseHistory = PoseHistory(ids: analyzer.detector.dictionary.count)
         return analyzer
@@ -124,14 +129,18 @@ public struct PoseVerification {
             let exact = try MarkerPoseEstimator(calibration: clip.camera, side: PoseClip.side).poses(of: MarkerDetection(id: marker.id, corners: marker.corners))
             return Truth(pose: MarkerPose(rvec: marker.pose.rvec, tvec: marker.pose.tvec), exact: exact, marker: marker)
         case .charuco(let board):
-            let target = frame.scene.targets[0].pose
-            let pose = MarkerPose(rvec: target.rvec, tvec: target.tvec.map { $0 / 1000 })
+            let pose = MarkerPose(rvec: frame.pose.rvec, tvec: frame.pose.tvec.map { $0 / 1000 })
             let seen = try SceneTruth.charucoCorners(of: frame.scene).first
             guard let seen, seen.ids.count >= 4 else { return Truth(pose: pose, exact: MarkerPoses(chosen: pose, other: pose, chosenError: 0, otherError: 0), marker: nil) }
             let points = board.corners
             let object = seen.ids.flatMap { [points[$0].x / 1000, points[$0].y / 1000, 0.0] }
             let (exact, _) = try MarkerMapPose.solve(object: object, image: seen.corners.flatMap { [$0.x, $0.y] }, planar: true, calibration: clip.camera)
             return Truth(pose: pose, exact: exact, marker: nil)
+        case .sheet(let map):
+            let pose = MarkerPose(rvec: frame.pose.rvec, tvec: frame.pose.tvec.map { $0 / 1000 })
+            let exact = try SceneTruth.markers(of: frame.scene).map { MarkerDetection(id: $0.id, corners: $0.corners) }
+            let poses = try MarkerMapPose(map: map).pose(of: exact, calibration: clip.camera)?.poses
+            return Truth(pose: pose, exact: poses ?? MarkerPoses(chosen: pose, other: pose, chosenError: 0, otherError: 0), marker: nil)
         }
     }
 
@@ -162,13 +171,29 @@ public struct PoseVerification {
             guard corners.count >= 4 else { return nil }
             let points = board.corners
             let object = corners.flatMap { [points[$0.id].x / 1000, points[$0.id].y / 1000, 0.0] }, found = corners.flatMap { [$0.point.x, $0.point.y] }
-            var pose = [Double](repeating: 0, count: 7)
-            let status = cvb_solve_pnp_iterative(object, found, Int32(corners.count), c.cameraMatrix, c.distortion, Int32(c.distortion.count),
-                                                 c.bridgeModel, &pose)
-            // Corners on one line have no pose: OpenCV refuses them, and so does its user.
-            guard (try? Bridge.check(status)) != nil else { return nil }
-            return MarkerPose(rvec: Array(pose[0..<3]), tvec: Array(pose[3..<6]))
+            return solvePnP(object: object, image: found, camera: c)
+        case .sheet(let map):
+            // solvePnP on the corners of every marker of the sheet found.
+            let metres = map.millimetresPerUnit / 1000
+            var object: [Double] = [], found: [Double] = []
+            for marker in try OpenCVArucoDetector(dictionary: try map.markerDictionary()).detect(in: image) {
+                guard let corners = map.corners(of: marker.id) else { continue }
+                object += corners.flatMap { [$0.x * metres, $0.y * metres, $0.z * metres] }
+                found += marker.corners.flatMap { [$0.x, $0.y] }
+            }
+            guard object.count >= 12 else { return nil }
+            return solvePnP(object: object, image: found, camera: c)
         }
+    }
+
+    /// cv::solvePnP's default pose of points (x y z each, metres) seen at `image` (x y each), or nil where
+    /// OpenCV finds none (points on one line: OpenCV refuses them, and so does its user).
+    static func solvePnP(object: [Double], image: [Double], camera c: CameraCalibration) -> MarkerPose? {
+        var pose = [Double](repeating: 0, count: 7)
+        let status = cvb_solve_pnp_iterative(object, image, Int32(object.count / 3), c.cameraMatrix, c.distortion, Int32(c.distortion.count),
+                                             c.bridgeModel, &pose)
+        guard (try? Bridge.check(status)) != nil else { return nil }
+        return MarkerPose(rvec: Array(pose[0..<3]), tvec: Array(pose[3..<6]))
     }
 
     /// A pose's errors against the truth, and its side.

@@ -7,14 +7,15 @@ struct VerifyPose: ParsableCommand {
         commandName: "pose",
         abstract: "Marker poses in a rendered clip with exact truth: MarkerKit's beside OpenCV's solvePnP(IPPE_SQUARE) per frame.",
         discussion: """
-        One marker (50 mm), or with --target charuco a ChArUco board, is rendered in segments, one per size in the image (--sizes: 20, 40, 80, 160 and 280 \
+        One marker (50 mm), or with --target a sheet of markers or a ChArUco board, is rendered in segments, one per size in the image (--sizes: 20, 40, 80, 160 and 280 \
         px side face-on), each a clip of its own: the marker tilts from facing the camera to 70° and back while \
         the tilt's axis turns and it drifts across the image, every motion continuous, then is held still at 15° and at 6° (moving smoothly between), where a \
         square's two poses are hardest to tell apart. MarkerKit runs each segment as a stream, as track \
         and detect on a video do (an ambiguous marker's pose chosen by the frames before); OpenCV 4.6 \
         detects each frame and solves solvePnP(SOLVEPNP_IPPE_SQUARE) on its corners, as its users do (for \
         a board: interpolateCornersCharuco with the camera, then solvePnP on the corners, as \
-        estimatePoseCharucoBoard does; MarkerKit gives the board's pose as detect and track --board do). \
+        estimatePoseCharucoBoard does; for a sheet, solvePnP on the corners of all its markers found; \
+        MarkerKit gives the board's or the sheet's pose as detect and track --board do). \
         Per bucket of size, tilt and motion: recall, rotation error P50 and P90 (degrees), translation \
         error P50 (% of the distance), flips per 1000 frames (a jump between the marker's two poses, \
         counted where the truth's two poses are 5° or more apart) and frames on the mirror pose per 1000.
@@ -23,11 +24,12 @@ struct VerifyPose: ParsableCommand {
           markerkit verify pose
           markerkit verify pose --noise 4 --blur 1.2 --json pose.json
           markerkit verify pose --target charuco
+          markerkit verify pose --target sheet
         """
     )
 
-    @Option(help: ArgumentHelp("What the clip shows: 'marker' (one 50 mm marker) or 'charuco' (a board of 5x7 squares of 30 mm, 22 mm markers, or a ChArUco board spec).",
-                               valueName: "marker|charuco|board.json"))
+    @Option(help: ArgumentHelp("What the clip shows: 'marker' (one 50 mm marker), 'sheet' (six 40 mm markers, 2 rows of 3, 20 mm apart), 'charuco' (a board of 5x7 squares of 30 mm, 22 mm markers) or a ChArUco board spec.",
+                               valueName: "marker|sheet|charuco|board.json"))
     var target = "marker"
     @Option(help: "Seed: the same seed gives the same clip.") var seed: UInt64 = 7
     @Option(help: ArgumentHelp("Image size in pixels, without --calibration (default 1280x720).", valueName: "WxH"), transform: ImageSize.parse)
@@ -56,9 +58,11 @@ struct VerifyPose: ParsableCommand {
         (degradations.noise, degradations.blur, degradations.jpegQuality) = (noise, blur, jpeg)
         var clip = PoseClip(camera: try renderCamera(calibration: calibration, size: size), seed: seed, degradations: degradations)
         (clip.sweepFrames, clip.holdFrames) = (sweepFrames, holdFrames)
-        if target.lowercased() != "marker" {
-            clip.subject = .charuco(target.lowercased() == "charuco" ? PoseClip.board : try BoardSpec.read(from: URL(fileURLWithPath: target)).charucoBoard())
-            clip.sizes = PoseClip.boardSizes
+        switch target.lowercased() {
+        case "marker": break
+        case "sheet": (clip.subject, clip.sizes) = (.sheet(PoseClip.sheet), PoseClip.boardSizes)
+        case "charuco": (clip.subject, clip.sizes) = (.charuco(PoseClip.board), PoseClip.boardSizes)
+        default: (clip.subject, clip.sizes) = (.charuco(try BoardSpec.read(from: URL(fileURLWithPath: target)).charucoBoard()), PoseClip.boardSizes)
         }
         if let sizes { clip.sizes = try PoseClip.sizes(sizes, option: "--sizes") }
         let progress = ProgressBar(label: "verifying")
