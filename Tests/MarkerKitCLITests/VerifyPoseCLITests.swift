@@ -35,10 +35,11 @@ import Testing
         }
     }
 
-    /// A board's or a sheet's clip: its pose from its corners (as detect --board gives it) beside OpenCV's
-    /// (interpolateCornersCharuco and solvePnP; solvePnP on the sheet's markers' corners), 0 flips and a
+    /// A board's, a sheet's or a cube's clip: its pose from its corners (as detect --board gives it) beside
+    /// OpenCV's (interpolateCornersCharuco and solvePnP; solvePnP on the markers' corners), 0 flips and a
     /// rotation error at most half OpenCV's.
-    @Test(arguments: [("charuco", "of a ChArUco board (5x7 squares of 30 mm"), ("sheet", "of a sheet of 6 markers")])
+    @Test(arguments: [("charuco", "of a ChArUco board (5x7 squares of 30 mm"), ("sheet", "of a sheet of 6 markers"),
+                      ("cube", "of a 60 mm cube with a marker on each face")])
     func aBoardsClipIsMeasuredBesideOpenCVsPose(target: String, heading: String) throws {
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

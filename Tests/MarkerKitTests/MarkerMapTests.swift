@@ -41,4 +41,26 @@ import Testing
             try MarkerMap.decode(Data(#"{"format": "markerkit-marker-map", "format_version": 1, "units": "mm", "dictionary": "DICT_4X4_50", "generator": "t", "markers": [{"id": 99999999999999999999999, "corners": []}]}"#.utf8), source: "m.json")
         }
     }
+
+    /// A cube's map is not planar, but one face seen alone is: its pose then has IPPE's two solutions (the
+    /// choice between them left to the frames before), not SQPnP's one, which could be the mirror; with two
+    /// faces seen, one pose.
+    @Test func oneFaceOfACubeHasTwoPoses() throws {
+        let map = PoseClip.cube, camera = BuiltInCamera.webcam(width: 1280, height: 720)
+        #expect(!map.isPlanar)
+        let truth = Pose3D(rvec: Pose3D.compose([Double.pi, 0, 0], then: [0.3, 0.2, 0]), tvec: [10, -5, 600])
+        func seen(_ k: Int) throws -> MarkerDetection {
+            let m = map.markers[k]
+            let corners = try camera.project(m.corners.map { ($0[0], $0[1], $0[2]) }, pose: truth)
+            return MarkerDetection(id: m.id, corners: corners)
+        }
+        let pose = MarkerMapPose(map: map)
+        // Face 1 (normal -z) faces the camera; face 3 (normal -x) is turned a little towards it.
+        let one = try #require(try pose.pose(of: [try seen(1)], calibration: camera))
+        #expect(one.solutions == 2)
+        let truthPose = MarkerPose(rvec: truth.rvec, tvec: truth.tvec.map { $0 / 1000 })
+        #expect(one.poses.chosen.degrees(from: truthPose) < 0.01)
+        let two = try #require(try pose.pose(of: [try seen(1), try seen(3)], calibration: camera))
+        #expect(two.solutions == 1 && two.poses.chosen.degrees(from: truthPose) < 0.01)
+    }
 }

@@ -54,8 +54,10 @@ public struct MarkerMap: FormattedJSONFile, Equatable, Sendable {
 
     /// Whether every corner lies on one plane (a sheet; not a cube): within 1e-9 of the map's extent of
     /// the plane through the first corner, the corner furthest from it and the corner furthest from that line.
-    public var isPlanar: Bool {
-        let points = markers.flatMap { $0.corners.map { SIMD3($0[0], $0[1], $0[2]) } }
+    public var isPlanar: Bool { Self.arePlanar(markers.flatMap { $0.corners.map { SIMD3($0[0], $0[1], $0[2]) } }) }
+
+    /// Whether `points` lie on one plane, as `isPlanar` decides it.
+    public static func arePlanar(_ points: [SIMD3<Double>]) -> Bool {
         guard let first = points.first else { return true }
         func length(_ v: SIMD3<Double>) -> Double { (v * v).sum().squareRoot() }
         let far = points.max { length($0 - first) < length($1 - first) } ?? first

@@ -1,8 +1,9 @@
 import CVBridge
 
-/// One pose for a marker map (`MarkerMap`) from the corners of every marker of it seen: a sheet's
-/// (planar: both of IPPE's poses, refined, so the choice between them can be seen as for one marker) or a
-/// cube's (SQPnP's one pose), each refined by Levenberg-Marquardt. A marker whose corners do not fit the
+/// One pose for a marker map (`MarkerMap`) from the corners of every marker of it seen: a sheet's, or the
+/// markers of one plane of any map (one face of a cube) (planar: both of IPPE's poses, refined, so the
+/// choice between them can be seen as for one marker), or a cube's markers on several faces (SQPnP's one
+/// pose), each refined by Levenberg-Marquardt. A marker whose corners do not fit the
 /// pose (its RMS reprojection error over 3 times the markers' median and over 1 px: misread, moved, or
 /// another copy of its ID) is an outlier: it is left out and the pose found again. The translation is in
 /// metres, as markers' poses are.
@@ -82,7 +83,9 @@ public struct MarkerMapPose: Sendable {
                 image += [marker.quad[k].x, marker.quad[k].y]
             }
         }
-        return try Self.solve(object: object, image: image, planar: isPlanar, calibration: c)
+        // A map that is not planar may show markers of one plane only (one face of a cube): their two poses.
+        let planar = isPlanar || MarkerMap.arePlanar(used.flatMap { corners[$0.id]! })
+        return try Self.solve(object: object, image: image, planar: planar, calibration: c)
     }
 
     /// The poses that fit points `object` (x y z each, metres) seen at `image` (x y each) best, the better

@@ -29,6 +29,9 @@ public struct PoseClip: Sendable {
         case charuco(CharucoBoard)
         /// A sheet of markers (a planar marker map in mm, as `generate markers` writes one).
         case sheet(MarkerMap)
+        /// A cube with a marker on every face, each face white paper to its edges (a marker map in mm
+        /// that is not planar; its pose is SQPnP's, one solution).
+        case cube(MarkerMap)
     }
 
     public let camera: CameraCalibration
@@ -47,8 +50,27 @@ public struct PoseClip: Sendable {
         }
         return MarkerMap(dictionary: .arucoOriginal, markers: markers, frame: "a sheet: origin top-left, x right, y down, z into the page")
     }()
+    /// The cube `verify pose --target cube` shows: 60 mm, a 40 mm marker in the middle of each face, the map's
+    /// frame at the cube's centre; each marker's z out of its face.
+    public static let cubeEdge = 60.0
+    public static let cube: MarkerMap = {
+        let ids = MarkerDictionary.arucoOriginal.usableIDs, h = 20.0, e = cubeEdge / 2
+        // Each face: its outward normal, and the marker's x and y along it (x cross y = the normal).
+        let faces: [(SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)] = [
+            ([0, 0, 1], [1, 0, 0], [0, 1, 0]), ([0, 0, -1], [-1, 0, 0], [0, 1, 0]), ([1, 0, 0], [0, 1, 0], [0, 0, 1]),
+            ([-1, 0, 0], [0, -1, 0], [0, 0, 1]), ([0, 1, 0], [0, 0, 1], [1, 0, 0]), ([0, -1, 0], [0, 0, -1], [1, 0, 0]),
+        ]
+        let markers = faces.enumerated().map { k, face -> MarkerMap.Marker in
+            let (n, x, y) = face, c = e * n
+            let corners = [c - h * x + h * y, c + h * x + h * y, c + h * x - h * y, c - h * x - h * y]
+            return MarkerMap.Marker(id: ids[10 * (k + 7)], corners: corners.map { [$0.x, $0.y, $0.z] })
+        }
+        return MarkerMap(dictionary: .arucoOriginal, markers: markers, frame: "a 60 mm cube: origin at its centre")
+    }()
     /// The sizes of a board's segments (its longer side face-on, px).
     public static let boardSizes: [Double] = [150, 250, 400]
+    /// The sizes of the cube's segments (its edge face-on, px).
+    public static let cubeSizes: [Double] = [80, 150, 250]
 
     /// What the clip shows, for the table's heading.
     public var summary: String {
@@ -56,6 +78,7 @@ public struct PoseClip: Sendable {
         case .marker: "one marker (\(Self.side.formatted()) mm)"
         case .charuco(let board): "a ChArUco board (\(board.summary))"
         case .sheet(let map): "a sheet of \(map.markers.count) markers"
+        case .cube: "a \(Self.cubeEdge.formatted()) mm cube with a marker on each face"
         }
     }
 
@@ -64,6 +87,7 @@ public struct PoseClip: Sendable {
         switch subject {
         case .marker: return Self.side
         case .charuco(let board): return max(board.width.millimetres, board.height.millimetres)
+        case .cube: return Self.cubeEdge
         case .sheet(let map):
             let points = map.markers.flatMap(\.corners)
             return max(points.map { $0[0] }.max()! - points.map { $0[0] }.min()!, points.map { $0[1] }.max()! - points.map { $0[1] }.min()!)
@@ -71,8 +95,9 @@ public struct PoseClip: Sendable {
     }
 
     /// The map's frame placed where the clip's pose puts the subject (its middle at the pose's centre, z
-    /// into the print), and each of its markers there: one target per marker.
-    static func targets(of map: MarkerMap, at pose: Pose3D) -> (frame: Pose3D, targets: [Target]) {
+    /// into the print), and each of its markers there: one target per marker, with paper to the edges of
+    /// a `face` that size (a cube's), else a quiet zone of 1.5 cells.
+    static func targets(of map: MarkerMap, at pose: Pose3D, face: Double? = nil) -> (frame: Pose3D, targets: [Target]) {
         let points = map.markers.flatMap { $0.corners.map { SIMD3($0[0], $0[1], $0[2]) } }
         let middle = (points.reduce(SIMD3<Double>(), +)) / Double(points.count)
         let frame = Self.frame(of: pose, middle: (middle.x, middle.y))
@@ -89,7 +114,7 @@ public struct PoseClip: Sendable {
             let axes = [turned(x), turned(y), turned(z)]
             let m = (0..<3).flatMap { i in (0..<3).map { j in axes[j][i] } }
             let centre = turned((c[0] + c[1] + c[2] + c[3]) / 4)
-            return Target(pattern: .marker(id: marker.id, side: side, margin: side / 7 * 1.5),
+            return Target(pattern: .marker(id: marker.id, side: side, margin: face.map { ($0 - side) / 2 } ?? side / 7 * 1.5),
                           pose: Pose3D(rvec: Pose3D.rvec(from: m), tvec: (0..<3).map { centre[$0] + frame.tvec[$0] }))
         }
         return (frame, targets)
@@ -192,6 +217,8 @@ public struct PoseClip: Sendable {
             targets = [Target(pattern: .charuco(board), pose: subjectPose)]
         case .sheet(let map):
             (subjectPose, targets) = Self.targets(of: map, at: pose)
+        case .cube(let map):
+            (subjectPose, targets) = Self.targets(of: map, at: pose, face: Self.cubeEdge)
         }
         let scene = Scene(camera: camera, width: camera.imageWidth, height: camera.imageHeight, targets: targets,
                           degradations: degradations, seed: seed &+ UInt64(index) &* 7919)

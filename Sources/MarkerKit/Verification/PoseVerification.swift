@@ -109,7 +109,7 @@ public struct PoseVerification {
             analyzer = MarkerFrameAnalyzer(poseEstimator: MarkerPoseEstimator(calibration: clip.camera, side: board.marker.millimetres / 1000))
             analyzer.detector = MarkerDetector(dictionary: board.dictionary)
             analyzer.board = CharucoDetector(board: board)
-        case .sheet(let map):
+        case .sheet(let map), .cube(let map):
             let side = map.markers[0].corners.count == 4 ? ((0..<3).map { map.markers[0].corners[1][$0] - map.markers[0].corners[0][$0] }
                 .map { $0 * $0 }.reduce(0, +)).squareRoot() : 0
             analyzer = MarkerFrameAnalyzer(poseEstimator: MarkerPoseEstimator(calibration: clip.camera, side: side * map.millimetresPerUnit / 1000))
@@ -136,7 +136,7 @@ public struct PoseVerification {
             let object = seen.ids.flatMap { [points[$0].x / 1000, points[$0].y / 1000, 0.0] }
             let (exact, _) = try MarkerMapPose.solve(object: object, image: seen.corners.flatMap { [$0.x, $0.y] }, planar: true, calibration: clip.camera)
             return Truth(pose: pose, exact: exact, marker: nil)
-        case .sheet(let map):
+        case .sheet(let map), .cube(let map):
             let pose = MarkerPose(rvec: frame.pose.rvec, tvec: frame.pose.tvec.map { $0 / 1000 })
             let exact = try SceneTruth.markers(of: frame.scene).map { MarkerDetection(id: $0.id, corners: $0.corners) }
             let poses = try MarkerMapPose(map: map).pose(of: exact, calibration: clip.camera)?.poses
@@ -172,8 +172,8 @@ public struct PoseVerification {
             let points = board.corners
             let object = corners.flatMap { [points[$0.id].x / 1000, points[$0.id].y / 1000, 0.0] }, found = corners.flatMap { [$0.point.x, $0.point.y] }
             return solvePnP(object: object, image: found, camera: c)
-        case .sheet(let map):
-            // solvePnP on the corners of every marker of the sheet found.
+        case .sheet(let map), .cube(let map):
+            // solvePnP on the corners of every marker of the sheet or cube found.
             let metres = map.millimetresPerUnit / 1000
             var object: [Double] = [], found: [Double] = []
             for marker in try OpenCVArucoDetector(dictionary: try map.markerDictionary()).detect(in: image) {

@@ -7,14 +7,14 @@ struct VerifyPose: ParsableCommand {
         commandName: "pose",
         abstract: "Marker poses in a rendered clip with exact truth: MarkerKit's beside OpenCV's solvePnP(IPPE_SQUARE) per frame.",
         discussion: """
-        One marker (50 mm), or with --target a sheet of markers or a ChArUco board, is rendered in segments, one per size in the image (--sizes: 20, 40, 80, 160 and 280 \
+        One marker (50 mm), or with --target a sheet of markers, a cube of them or a ChArUco board, is rendered in segments, one per size in the image (--sizes: 20, 40, 80, 160 and 280 \
         px side face-on), each a clip of its own: the marker tilts from facing the camera to 70° and back while \
         the tilt's axis turns and it drifts across the image, every motion continuous, then is held still at 15° and at 6° (moving smoothly between), where a \
         square's two poses are hardest to tell apart. MarkerKit runs each segment as a stream, as track \
         and detect on a video do (an ambiguous marker's pose chosen by the frames before); OpenCV 4.6 \
         detects each frame and solves solvePnP(SOLVEPNP_IPPE_SQUARE) on its corners, as its users do (for \
         a board: interpolateCornersCharuco with the camera, then solvePnP on the corners, as \
-        estimatePoseCharucoBoard does; for a sheet, solvePnP on the corners of all its markers found; \
+        estimatePoseCharucoBoard does; for a sheet or the cube, solvePnP on the corners of all its markers found; \
         MarkerKit gives the board's or the sheet's pose as detect and track --board do). \
         Per bucket of size, tilt and motion: recall, rotation error P50 and P90 (degrees), translation \
         error P50 (% of the distance), flips per 1000 frames (a jump between the marker's two poses, \
@@ -25,11 +25,12 @@ struct VerifyPose: ParsableCommand {
           markerkit verify pose --noise 4 --blur 1.2 --json pose.json
           markerkit verify pose --target charuco
           markerkit verify pose --target sheet
+          markerkit verify pose --target cube
         """
     )
 
-    @Option(help: ArgumentHelp("What the clip shows: 'marker' (one 50 mm marker), 'sheet' (six 40 mm markers, 2 rows of 3, 20 mm apart), 'charuco' (a board of 5x7 squares of 30 mm, 22 mm markers) or a ChArUco board spec.",
-                               valueName: "marker|sheet|charuco|board.json"))
+    @Option(help: ArgumentHelp("What the clip shows: 'marker' (one 50 mm marker), 'sheet' (six 40 mm markers, 2 rows of 3, 20 mm apart), 'cube' (60 mm, a 40 mm marker on each face), 'charuco' (a board of 5x7 squares of 30 mm, 22 mm markers) or a ChArUco board spec.",
+                               valueName: "marker|sheet|cube|charuco|board.json"))
     var target = "marker"
     @Option(help: "Seed: the same seed gives the same clip.") var seed: UInt64 = 7
     @Option(help: ArgumentHelp("Image size in pixels, without --calibration (default 1280x720).", valueName: "WxH"), transform: ImageSize.parse)
@@ -38,7 +39,7 @@ struct VerifyPose: ParsableCommand {
     @Option(help: ArgumentHelp("Gaussian noise in gray levels, 0-100.", valueName: "sigma")) var noise: Double = 2
     @Option(help: ArgumentHelp("Gaussian blur in pixels, 0-20.", valueName: "sigma")) var blur: Double = 0.7
     @Option(help: ArgumentHelp("JPEG quality 1-100.", valueName: "quality")) var jpeg: Int = 90
-    @Option(help: ArgumentHelp("The segments' sizes in the image: a marker's side or a board's longer side face-on, in pixels, 8-2000 (default 20,40,80,160,280 for a marker, 150,250,400 for a board).",
+    @Option(help: ArgumentHelp("The segments' sizes in the image: a marker's side or a board's longer side face-on, in pixels, 8-2000 (default 20,40,80,160,280 for a marker, 150,250,400 for a board or sheet, 80,150,250 for the cube).",
                                valueName: "px,px,..."))
     var sizes: String?
     @Option(help: ArgumentHelp("Frames of each segment's sweep, 10-10000.", valueName: "n")) var sweepFrames: Int = 150
@@ -61,6 +62,7 @@ struct VerifyPose: ParsableCommand {
         switch target.lowercased() {
         case "marker": break
         case "sheet": (clip.subject, clip.sizes) = (.sheet(PoseClip.sheet), PoseClip.boardSizes)
+        case "cube": (clip.subject, clip.sizes) = (.cube(PoseClip.cube), PoseClip.cubeSizes)
         case "charuco": (clip.subject, clip.sizes) = (.charuco(PoseClip.board), PoseClip.boardSizes)
         default: (clip.subject, clip.sizes) = (.charuco(try BoardSpec.read(from: URL(fileURLWithPath: target)).charucoBoard()), PoseClip.boardSizes)
         }
