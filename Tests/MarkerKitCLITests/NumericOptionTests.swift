@@ -52,6 +52,7 @@ import Testing
             "verify markers": Base(options: ["--renders", "1", "--size", "160x120", "--jobs", "1"]),
             "verify calibration": Base(options: ["--views", "3", "--size", "160x120"]),
             "verify board": Base(options: ["--renders", "1", "--size", "160x120"]),
+            "verify pose": Base(options: ["--sizes", "30", "--sweep-frames", "10", "--hold-frames", "10", "--size", "160x120", "--jobs", "1"]),
             "capture": Base(options: ["--device", "\(f)/frames", "--out", "v", "--every", "0", "--count", "1"]),
             "track": Base(options: ["--device", "\(f)/frames"]),
             "serve": Base(options: ["--device", "\(f)/frames", "--port", "0", "--out", "v"], ready: "serving http"),
