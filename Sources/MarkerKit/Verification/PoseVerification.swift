@@ -2,11 +2,13 @@ import CVBridge
 import Foundation
 
 /// Runs a pose clip (`PoseClip`) through MarkerKit (`detect`'s and `track`'s detector and poses, each
-/// segment a stream: poses chosen with `PoseHistory`) and through OpenCV 4.6 as its users estimate a
-/// marker's pose frame by frame (`detectMarkers`, then `solvePnP` with `SOLVEPNP_IPPE_SQUARE`), and
-/// scores every frame against the truth.
+/// segment a stream: poses chosen with `PoseHistory`; a board's or a map's pose as `--board` gives it) and
+/// through OpenCV 4.6 as its users estimate a pose frame by frame (a marker's by `detectMarkers`, then
+/// `solvePnP` with `SOLVEPNP_IPPE_SQUARE`; a ChArUco board's by `interpolateCornersCharuco` and `solvePnP`
+/// on its corners; a sheet's or cube's by `solvePnP` on its markers' corners), and scores every frame
+/// against the truth.
 ///
-/// A flip is a jump between the marker's two poses: the truth's own two IPPE poses (from its exact
+/// A flip is a jump between the subject's two poses: the truth's own two IPPE poses (from its exact
 /// corners) are told apart when they differ by `PoseVerification.distinctDegrees` or more, and in those
 /// frames a reported pose is on the true side or the mirror side, whichever it is nearer in rotation. A
 /// flip is a change of side from one such frame of a segment to the next frame of it where the marker is
