@@ -54,4 +54,14 @@ import Testing
         #expect(markerkit.flips == 0 && markerkit.recall >= opencv.recall)
         #expect(try #require(markerkit.rotationP50) <= 0.5 * (try #require(opencv.rotationP50)))
     }
+
+    /// make demo's board clip: a frame whose board corners no solver fits made `verify pose --target charuco`
+    /// end with "solvePnP found no pose" (exit 70); such a frame has no board pose, and the run goes on.
+    @Test func aFrameWithoutABoardPoseDoesNotEndTheRun() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try CLI.run(["verify", "pose", "--target", "charuco", "--sizes", "250", "--sweep-frames", "60", "--hold-frames", "15"], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("110 frames"))
+    }
 }

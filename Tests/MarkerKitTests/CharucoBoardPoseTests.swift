@@ -42,7 +42,7 @@ import Testing
         #expect(written == target.corners)
     }
 
-    /// Too few corners, or all on one row: no pose (OpenCV's rule), and no crash.
+    /// Too few corners, all on one row, or on a diagonal: no pose (OpenCV's rule, and its solver's), and no crash.
     @Test func fewCornersOrOneRowGiveNoPose() throws {
         let estimator = CharucoBoardPose(board: Self.board)
         let row = (0..<6).map { CharucoDetection.Corner(id: $0, point: Point2(x: 100 + 30 * Double($0), y: 100)) }
@@ -50,6 +50,10 @@ import Testing
         #expect(try estimator.pose(of: Array(row.prefix(3)), markers: [], calibration: Self.camera) == nil)
         let outside = [CharucoDetection.Corner(id: 999, point: Point2(x: 1, y: 1))] + row
         #expect(try estimator.pose(of: outside, markers: [], calibration: Self.camera) == nil)
+        // A diagonal: rows and columns differ, the corners still on one line (make demo's board clip threw
+        // "solvePnP found no pose", exit 70, on such a frame).
+        let diagonal = (0..<5).map { CharucoDetection.Corner(id: 7 * $0, point: Point2(x: 100 + 30 * Double($0), y: 100 + 30 * Double($0))) }
+        #expect(try estimator.pose(of: diagonal, markers: [], calibration: Self.camera) == nil)
     }
 
     /// The annotated frame shows the board's axes: a white dot at its origin, x in red, y in green.

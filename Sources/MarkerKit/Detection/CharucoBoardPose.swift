@@ -25,12 +25,17 @@ public struct CharucoBoardPose: Sendable {
         return MarkerPose(rvec: Pose3D.compose([Double.pi, 0, 0], then: pose.rvec), tvec: pose.tvec)
     }
 
-    /// The board's pose from `corners` through `calibration`, or nil when they are too few or on one line;
+    /// The board's pose from `corners` through `calibration`, or nil when they are too few or on one line
+    /// (one row, one column, or a diagonal);
     /// `markers` lists the board's markers seen (the result's `markers`).
     public func pose(of corners: [CharucoDetection.Corner], markers: [MarkerDetection], calibration: CameraCalibration) throws -> MarkerMapPose.Result? {
         let used = corners.filter { points.indices.contains($0.id) }
         let columns = board.squaresX - 1
         guard used.count >= 4, Set(used.map { $0.id / columns }).count > 1, Set(used.map { $0.id % columns }).count > 1 else { return nil }
+        // Corners on one line across rows and columns (a diagonal of the board) do not fix a pose either.
+        let first = points[used[0].id], far = used.map { points[$0.id] }.max { (($0 - first) * ($0 - first)).sum() < (($1 - first) * ($1 - first)).sum() }!
+        let across = used.map { p -> Double in let d = points[p.id] - first, e = far - first; return abs(d.x * e.y - d.y * e.x) }.max() ?? 0
+        guard across > 1e-6 * ((far - first) * (far - first)).sum() else { return nil }
         var object: [Double] = [], image: [Double] = []
         object.reserveCapacity(3 * used.count)
         image.reserveCapacity(2 * used.count)
@@ -39,7 +44,9 @@ public struct CharucoBoardPose: Sendable {
             object += [p.x, p.y, p.z]
             image += [corner.point.x, corner.point.y]
         }
-        let (poses, solutions) = try MarkerMapPose.solve(object: object, image: image, planar: true, calibration: calibration)
+        // Corners on one line across rows and columns (a diagonal) pass the rule above but have no pose:
+        // OpenCV's solver refuses them, and the frame has no board pose.
+        guard let (poses, solutions) = try? MarkerMapPose.solve(object: object, image: image, planar: true, calibration: calibration) else { return nil }
         return MarkerMapPose.Result(poses: poses, solutions: solutions, markers: Set(markers.map(\.id).filter(markerIDs.contains)).sorted(), outliers: [],
                                     corners: used.count)
     }

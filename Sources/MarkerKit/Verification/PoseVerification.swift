@@ -136,7 +136,11 @@ public struct PoseVerification {
             guard let seen, seen.ids.count >= 4 else { return Truth(pose: pose, exact: MarkerPoses(chosen: pose, other: pose, chosenError: 0, otherError: 0), marker: nil) }
             let points = board.corners
             let object = seen.ids.flatMap { [points[$0].x / 1000, points[$0].y / 1000, 0.0] }
-            let (exact, _) = try MarkerMapPose.solve(object: object, image: seen.corners.flatMap { [$0.x, $0.y] }, planar: true, calibration: clip.camera)
+            // Corners in view that fix no pose (on one line) leave the frame without a mirror: no side, no flip.
+            guard let (exact, _) = try? MarkerMapPose.solve(object: object, image: seen.corners.flatMap { [$0.x, $0.y] }, planar: true,
+                                                            calibration: clip.camera) else {
+                return Truth(pose: pose, exact: MarkerPoses(chosen: pose, other: pose, chosenError: 0, otherError: 0), marker: nil)
+            }
             return Truth(pose: pose, exact: exact, marker: nil)
         case .sheet(let map), .cube(let map):
             let pose = MarkerPose(rvec: frame.pose.rvec, tvec: frame.pose.tvec.map { $0 / 1000 })
