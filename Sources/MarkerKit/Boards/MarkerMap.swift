@@ -16,6 +16,9 @@ public struct MarkerMap: FormattedJSONFile, Equatable, Sendable {
             self.id = id
             self.corners = corners
         }
+
+        /// The length of its first side (corner 1 to corner 2), in the map's unit.
+        public var side: Double { (0..<3).map { corners[1][$0] - corners[0][$0] }.map { $0 * $0 }.reduce(0, +).squareRoot() }
     }
 
     public static let formatName = "markerkit-marker-map"

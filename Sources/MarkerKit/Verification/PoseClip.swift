@@ -108,7 +108,7 @@ public struct PoseClip: Sendable {
         let targets = map.markers.map { marker -> Target in
             let c = marker.corners.map { SIMD3($0[0], $0[1], $0[2]) }
             func unit(_ v: SIMD3<Double>) -> SIMD3<Double> { v / (v * v).sum().squareRoot() }
-            let side = ((c[1] - c[0]) * (c[1] - c[0])).sum().squareRoot()
+            let side = marker.side
             let x = unit(c[1] - c[0]), y0 = unit(c[0] - c[3]), z = unit(cross(x, y0)), y = cross(z, x)
             // The marker's frame in the camera: its axes turned with the map's, its centre placed.
             let axes = [turned(x), turned(y), turned(z)]

@@ -112,9 +112,8 @@ public struct PoseVerification {
             analyzer.detector = MarkerDetector(dictionary: board.dictionary)
             analyzer.board = CharucoDetector(board: board)
         case .sheet(let map), .cube(let map):
-            let side = map.markers[0].corners.count == 4 ? ((0..<3).map { map.markers[0].corners[1][$0] - map.markers[0].corners[0][$0] }
-                .map { $0 * $0 }.reduce(0, +)).squareRoot() : 0
-            analyzer = MarkerFrameAnalyzer(poseEstimator: MarkerPoseEstimator(calibration: clip.camera, side: side * map.millimetresPerUnit / 1000))
+            let side = map.markers[0].side * map.millimetresPerUnit / 1000
+            analyzer = MarkerFrameAnalyzer(poseEstimator: MarkerPoseEstimator(calibration: clip.camera, side: side))
             analyzer.markerMap = MarkerMapPose(map: map)
         }
         analyzer.poseHistory = PoseHistory(ids: analyzer.detector.dictionary.count)
