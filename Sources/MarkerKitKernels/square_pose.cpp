@@ -113,9 +113,11 @@ double reprojection_error(const Mat3 R, const double t[3], const double object[4
     return sum;
 }
 
+} // namespace
+
 // Rotation matrix to axis times angle; the axis from the symmetric part past 90 degrees, where the
 // antisymmetric part loses its digits.
-void rotation_vector(const Mat3 R, double out[3]) {
+void rotation_vector(const double R[3][3], double out[3]) {
     const double rx = R[2][1] - R[1][2], ry = R[0][2] - R[2][0], rz = R[1][0] - R[0][1];
     const double s = 0.5 * std::sqrt(rx * rx + ry * ry + rz * rz);
     const double c = std::fmax(-1, std::fmin(1, 0.5 * (R[0][0] + R[1][1] + R[2][2] - 1)));
@@ -139,7 +141,7 @@ void rotation_vector(const Mat3 R, double out[3]) {
 }
 
 // Axis times angle to a rotation matrix (Rodrigues).
-void rotation_matrix(const double r[3], Mat3 R) {
+void rotation_matrix(const double r[3], double R[3][3]) {
     const double theta = std::sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
     if (theta < 1e-15) {
         for (int i = 0; i < 3; ++i)
@@ -151,8 +153,6 @@ void rotation_matrix(const double r[3], Mat3 R) {
     R[1][0] = t * x * y + s * z; R[1][1] = t * y * y + c;     R[1][2] = t * y * z - s * x;
     R[2][0] = t * x * z - s * y; R[2][1] = t * y * z + s * x; R[2][2] = t * z * z + c;
 }
-
-} // namespace
 
 bool undistort_point(const double *K, const double *d, int n, double u, double v, double &x, double &y) {
     x = (u - K[2]) / K[0];

@@ -13,4 +13,10 @@ bool square_poses(const double normalized[4][2], double side, double poses[2][6]
 // The RMS distance in pixels between the square's corners projected at `pose` (rvec, tvec) through the
 // pinhole model (0, 4, 5, 8 or 12 coefficients) and `image_corners` (x y each).
 double pixel_error(const double *K, const double *d, int n, const double pose[6], double side, const double *image_corners);
+// A rotation matrix to axis times angle.
+void rotation_vector(const double R[3][3], double out[3]);
+// Axis times angle (a Rodrigues vector) to a rotation matrix.
+void rotation_matrix(const double r[3], double R[3][3]);
+// The pinhole model's projection (0, 4, 5, 8 or 12 coefficients) of a point in camera coordinates.
+void project_point(const double *K, const double *d, int n, const double p[3], double &u, double &v);
 } // namespace mkk

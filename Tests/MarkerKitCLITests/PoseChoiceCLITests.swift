@@ -27,7 +27,12 @@ import Testing
             #expect(abs(ratio - alternative.error / error) < 1e-9 * ratio)
             #expect(pose.ambiguous == (ratio < PoseHistory.ambiguousRatio) && pose.decided == .reprojection, "a photo has no history")
             #expect(pose.pose.degrees(from: MarkerPose(rotation: alternative.rotation, translation: alternative.translation)) > 1)
+            // The pose's sigma from its corners' noise: degrees and metres, small for markers 60-90 px wide.
+            let sigma = try #require(pose.sigma, "marker \(id) has no sigma")
+            #expect(sigma.rotation > 0.001 && sigma.rotation < 2 && sigma.translation > 1e-6 && sigma.translation < 0.01, "marker \(id): \(sigma)")
         }
+        let text = try String(contentsOf: dir.appendingPathComponent("d.json"), encoding: .utf8)
+        #expect(text.contains("\"sigma\"") && text.contains("\"rotation_deg\""))
     }
 
     /// Turns of more than 20 degrees between one frame and the next, per marker, of the reported poses

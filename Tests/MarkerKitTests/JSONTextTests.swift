@@ -19,6 +19,12 @@ import Testing
                                                       other: MarkerPose(rvec: [2.9, -0.3, 0.02], tvec: [0.1, 0.2, 1.49]),
                                                       chosenError: 0.31, otherError: 0.29),
                                    decided: .history, unit: "mm"),
+            // With the pose's sigma.
+            DetectionReport.Marker(MarkerDetection(id: 4, corners: [Point2(x: 1, y: 2), Point2(x: 3, y: 4), Point2(x: 5, y: 6), Point2(x: 7, y: 8)]),
+                                   poses: MarkerPoses(chosen: MarkerPose(rvec: [3.1, 0.2, -0.01], tvec: [0.1, 0.2, 1.5]),
+                                                      other: MarkerPose(rvec: [2.9, -0.3, 0.02], tvec: [0.1, 0.2, 1.49]),
+                                                      chosenError: 0.31, otherError: 0.29),
+                                   sigma: PoseSigma(rotation: 0.043217, translation: 1.25e-4)),
         ])
 
     @Test func theLineReadsBackAsWhatWasWritten() throws {

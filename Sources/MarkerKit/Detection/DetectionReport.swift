@@ -20,6 +20,8 @@ public struct DetectionReport: Codable, Sendable {
         public var ratio: Double?
         public var ambiguous: Bool?
         public var decided: Decision?
+        /// The chosen pose's standard deviations predicted from its corners' noise (`PoseUncertainty`).
+        public var sigma: PoseSigma?
 
         /// The other pose.
         public struct Alternative: Codable, Sendable, Equatable {
@@ -62,7 +64,7 @@ public struct DetectionReport: Codable, Sendable {
         public var pose: MarkerPose { MarkerPose(rotation: rotation, translation: translation) }
 
         enum CodingKeys: String, CodingKey {
-            case rotation = "rvec", translation = "tvec", unit, error, alternative, ratio, ambiguous, decided
+            case rotation = "rvec", translation = "tvec", unit, error, alternative, ratio, ambiguous, decided, sigma
         }
     }
 
@@ -81,11 +83,16 @@ public struct DetectionReport: Codable, Sendable {
             self.pose = pose.map { Pose(rotation: $0.rotation, translation: $0.translation, unit: unit) }
         }
 
-        /// With both poses, the choice made by `decided`.
-        public init(_ detection: MarkerDetection, poses: MarkerPoses?, decided: Pose.Decision = .reprojection, unit: String = "m") {
+        /// With both poses, the choice made by `decided`, and the chosen pose's sigma.
+        public init(_ detection: MarkerDetection, poses: MarkerPoses?, decided: Pose.Decision = .reprojection, unit: String = "m",
+                    sigma: PoseSigma? = nil) {
             id = detection.id
             quad = detection.quad
-            pose = poses.map { Pose($0, decided: decided, unit: unit) }
+            pose = poses.map {
+                var pose = Pose($0, decided: decided, unit: unit)
+                pose.sigma = sigma
+                return pose
+            }
         }
 
         enum CodingKeys: String, CodingKey { case id, corners, pose }
@@ -118,14 +125,16 @@ public struct DetectionReport: Codable, Sendable {
         /// A ChArUco board's pose: how many of its chessboard corners it is from (absent for a marker map).
         public var corners: Int?
 
-        public init(_ result: MarkerMapPose.Result, decided: Pose.Decision) {
+        public init(_ result: MarkerMapPose.Result, decided: Pose.Decision, sigma: PoseSigma? = nil) {
+            var pose: Pose
             if result.solutions > 1 {
                 pose = Pose(result.poses, decided: decided, unit: "m")
             } else {
-                var single = Pose(rotation: result.poses.chosen.rotation, translation: result.poses.chosen.translation, unit: "m")
-                single.error = result.poses.chosenError
-                pose = single
+                pose = Pose(rotation: result.poses.chosen.rotation, translation: result.poses.chosen.translation, unit: "m")
+                pose.error = result.poses.chosenError
             }
+            pose.sigma = sigma
+            self.pose = pose
             markers = result.markers
             outliers = result.outliers
             corners = result.corners
@@ -340,6 +349,15 @@ extension DetectionReport.Pose {
         }
         JSONText.append(key: "rvec", first: first, to: &out)
         JSONText.append(rotation, to: &out)
+        if let sigma {
+            JSONText.append(key: "sigma", to: &out)
+            out.append(UInt8(ascii: "{"))
+            JSONText.append(key: "rotation_deg", first: true, to: &out)
+            JSONText.append(sigma.rotation, to: &out)
+            JSONText.append(key: "translation", to: &out)
+            JSONText.append(sigma.translation, to: &out)
+            out.append(UInt8(ascii: "}"))
+        }
         JSONText.append(key: "tvec", to: &out)
         JSONText.append(translation, to: &out)
         JSONText.append(key: "unit", to: &out)

@@ -1,13 +1,14 @@
 import CVBridge
 
 /// Draws detections onto a BGR frame: outlines, corner 0, IDs and, with a pose, the marker's axes (x red,
-/// y green, z blue) and a wire cube standing on it.
+/// y green, z blue) and a wire cube standing on it, and with the pose's sigma, that (degrees and
+/// millimetres) under the ID.
 public struct MarkerAnnotator: Sendable {
     public var poseEstimator: MarkerPoseEstimator?
 
     public init(poseEstimator: MarkerPoseEstimator? = nil) { self.poseEstimator = poseEstimator }
 
-    public func annotate(_ frame: inout Frame, markers: [MarkerDetection], poses: [Int: MarkerPose] = [:]) throws {
+    public func annotate(_ frame: inout Frame, markers: [MarkerDetection], poses: [Int: MarkerPose] = [:], sigmas: [Int: PoseSigma] = [:]) throws {
         precondition(frame.format == .bgr8, "annotations are drawn on BGR frames")
         let thickness = max(1, min(frame.width, frame.height) / 400)
         for (index, marker) in markers.enumerated() {
@@ -27,12 +28,23 @@ public struct MarkerAnnotator: Sendable {
             }
             let scale = max(0.4, Double(thickness) * 0.5)
             try text(&frame, "\(marker.id)", at: marker.center, scale: scale, color: (255, 0, 255), thickness: thickness)
+            if let sigma = sigmas[index] {
+                try text(&frame, Self.label(sigma), at: Point2(x: marker.center.x, y: marker.center.y + 22 * scale), scale: 0.8 * scale,
+                         color: (255, 0, 255), thickness: thickness)
+            }
         }
+    }
+
+    /// A pose's sigma as the annotations print it (ASCII: OpenCV's fonts have no degree sign): rotation in
+    /// degrees, translation in millimetres (poses are in metres).
+    public static func label(_ sigma: PoseSigma) -> String {
+        let degrees = sigma.rotation < 0.1 ? String(format: "%.3f", sigma.rotation) : String(format: "%.2f", sigma.rotation)
+        return "+-\(degrees)deg \(String(format: "%.2f", sigma.translation * 1000))mm"
     }
 
     /// A target's axes (a board's or a marker map's, `detect --board`): x red, y green, z blue, `length`
     /// long in the pose's unit, from its origin, twice as thick as a marker's.
-    public func drawAxes(_ frame: inout Frame, pose: MarkerPose, length: Double) throws {
+    public func drawAxes(_ frame: inout Frame, pose: MarkerPose, length: Double, sigma: PoseSigma? = nil) throws {
         guard let calibration = poseEstimator?.calibration else { return }
         let thickness = 2 * max(1, min(frame.width, frame.height) / 400)
         let axes = try calibration.project([(0, 0, 0), (length, 0, 0), (0, length, 0), (0, 0, length)], pose: Pose3D(rvec: pose.rvec, tvec: pose.tvec))
@@ -40,6 +52,10 @@ public struct MarkerAnnotator: Sendable {
         try polyline(&frame, [axes[0], axes[2]], closed: false, color: (0, 255, 0), thickness: 2 * thickness)
         try polyline(&frame, [axes[0], axes[3]], closed: false, color: (255, 0, 0), thickness: 2 * thickness)
         try circle(&frame, axes[0], radius: Double(3 * thickness), color: (255, 255, 255), thickness: -1)
+        if let sigma {
+            let scale = max(0.4, Double(thickness) * 0.25)
+            try text(&frame, Self.label(sigma), at: Point2(x: axes[0].x, y: axes[0].y + 30 * scale), scale: scale, color: (255, 255, 255), thickness: max(1, thickness / 2))
+        }
     }
 
     /// Dots at `points` (a chessboard's corners in a preview), joined in order.

@@ -4,15 +4,19 @@ public struct MarkerDetection: Equatable, Sendable {
     public let id: Int
     /// The corners, kept in the value: detection makes these for every marker of every frame.
     public let quad: Quad
+    /// The corners' noise as the corner refiner measured it (nil for corners it did not refine, and for
+    /// other detectors' markers).
+    public var noise: CornerNoise?
 
     public init(id: Int, corners: [Point2]) {
         precondition(corners.count == 4, "a marker has four corners")
         self.init(id: id, quad: Quad(corners: corners))
     }
 
-    public init(id: Int, quad: Quad) {
+    public init(id: Int, quad: Quad, noise: CornerNoise? = nil) {
         self.id = id
         self.quad = quad
+        self.noise = noise
     }
 
     /// The corners as an array (which allocates; the detector's own stages use `quad`).

@@ -334,7 +334,7 @@ public struct MarkerDetector: Sendable {
         // A black border: refine the corners and read the code again from them. The refined read is
         // the one reported; when both reads are sure they must agree, since a code read from a grid
         // that is a cell fraction off can be another valid ID.
-        let refined = measure("corner refinement", &reader.timings) { CornerRefiner.refine(quad, in: image, scratch: &reader.refiner) }
+        let (refined, noise) = measure("corner refinement", &reader.timings) { CornerRefiner.refineMeasured(quad, in: image, scratch: &reader.refiner) }
         guard refined != quad else {
             // No edge could be fitted (an edge hidden or at the image border): the polygon's corners.
             return checked(decode(first, quad: quad), grid: first, quad: quad, in: image, reader: reader)
@@ -344,15 +344,24 @@ public struct MarkerDetector: Sendable {
               Double(second.borderErrors) <= p.maxBorderErrorRate * Double(second.borderCells) else { return nil }
         if let marker = decode(second, quad: refined) {
             if let early, early.id != marker.id { return nil }
-            return checked(marker, grid: second, quad: refined, in: image, reader: reader)
+            return checked(marker, grid: second, quad: refined, in: image, reader: reader).map { measured($0, refined: refined, noise: noise) }
         } else if let early {
             // Only the first read is sure: keep its code, report the refined corners in its order (the
             // refined square, last unwarped, is in the same order as the first).
             let turn = (0..<4).first { early.quad[0] == quad[$0] } ?? 0
             let marker = MarkerDetection(id: early.id, quad: Quad(refined[turn], refined[(turn + 1) % 4], refined[(turn + 2) % 4], refined[(turn + 3) % 4]))
-            return checked(marker, grid: first, quad: refined, in: image, reader: reader)
+            return checked(marker, grid: first, quad: refined, in: image, reader: reader).map { measured($0, refined: refined, noise: noise) }
         }
         return nil
+    }
+
+    /// `marker` with the refiner's corner noise, its edges renumbered as the marker's corners are from
+    /// the refined square's.
+    private func measured(_ marker: MarkerDetection, refined: Quad, noise: CornerNoise?) -> MarkerDetection {
+        guard let noise, let turn = (0..<4).first(where: { marker.quad[0] == refined[$0] }) else { return marker }
+        var result = marker
+        result.noise = noise.rotated(by: turn).withBorderFloor(marker.quad, cells: dictionary.markerSize + 2)
+        return result
     }
 
     /// Stage 8b (`ReadCheck`) on a decoded read: `grid` is the read that decided the code, `quad` the

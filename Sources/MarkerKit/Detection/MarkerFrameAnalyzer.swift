@@ -43,7 +43,8 @@ public struct MarkerFrameAnalyzer {
             turn.apply(sensor, into: &turned)
             try detector.detect(in: turned, workspace: workspace, timings: &timings, into: &found)
             for i in found.indices {
-                found[i] = MarkerDetection(id: found[i].id, quad: found[i].quad.map { turn.toSensor($0, width: sensor.width, height: sensor.height) })
+                found[i] = MarkerDetection(id: found[i].id, quad: found[i].quad.map { turn.toSensor($0, width: sensor.width, height: sensor.height) },
+                                           noise: found[i].noise)
             }
         } else {
             try detector.detect(in: sensor, workspace: workspace, timings: &timings, into: &found)
@@ -69,18 +70,19 @@ public struct MarkerFrameAnalyzer {
                 let nearer = poses.other.degrees(from: expected) < poses.chosen.degrees(from: expected)
                 (poses, decided) = (nearer ? poses.swapped : poses, .board)
             }
-            reported.append(DetectionReport.Marker(marker, poses: poses, decided: decided))
+            reported.append(DetectionReport.Marker(marker, poses: poses, decided: decided, sigma: poseEstimator.sigma(of: marker, pose: poses.chosen)))
         }
         var annotated: Frame?
         if annotate {
             var picture = sensor.format == .bgr8 ? sensor : try Self.bgr(sensor)
-            var poses: [Int: MarkerPose] = [:]
+            var poses: [Int: MarkerPose] = [:], sigmas: [Int: PoseSigma] = [:]
             for (index, marker) in reported.enumerated() {
                 if let pose = marker.pose { poses[index] = pose.pose }
+                if let sigma = marker.pose?.sigma { sigmas[index] = sigma }
             }
-            try MarkerAnnotator(poseEstimator: poseEstimator).annotate(&picture, markers: found, poses: poses)
+            try MarkerAnnotator(poseEstimator: poseEstimator).annotate(&picture, markers: found, poses: poses, sigmas: sigmas)
             if let target, let length = markerMap?.axisLength ?? boardPose?.axisLength {
-                try MarkerAnnotator(poseEstimator: poseEstimator).drawAxes(&picture, pose: target.pose.pose, length: length)
+                try MarkerAnnotator(poseEstimator: poseEstimator).drawAxes(&picture, pose: target.pose.pose, length: length, sigma: target.pose.sigma)
             }
             if board != nil { try MarkerAnnotator().drawBoardCorners(&picture, boardCorners) }
             annotated = turn.map { $0.apply(picture) } ?? picture
@@ -101,7 +103,10 @@ public struct MarkerFrameAnalyzer {
         var decided = DetectionReport.Pose.Decision.reprojection
         if poseHistory != nil, targetHistory == nil { targetHistory = PoseHistory(ids: 1) }
         if result.solutions > 1, targetHistory != nil { (result.poses, decided) = targetHistory!.decide(result.poses, id: 0, frame: frame) }
-        return DetectionReport.MapPose(result, decided: decided)
+        let pose = result.poses.chosen
+        let sigma = markerMap.map { $0.sigma(of: self.found, used: result.markers, pose: pose, calibration: calibration) }
+            ?? boardPose.map { $0.sigma(of: boardCorners, pose: pose, error: result.poses.chosenError, calibration: calibration) }
+        return DetectionReport.MapPose(result, decided: decided, sigma: sigma.flatMap { $0 })
     }
 
     /// The pose estimator for pictures of this size, fitted once while the size stays.

@@ -104,6 +104,22 @@ public struct MarkerMapPose: Sendable {
         return (poses.otherError < poses.chosenError ? poses.swapped : poses, 2)
     }
 
+    /// The sigma of the map's pose `pose` from the corners of the markers `used` (IDs) among `markers`, each
+    /// marker's corners with their own noise (`CornerNoise`); nil when one of them has none (corners not
+    /// refined) or the corners fix no pose.
+    public func sigma(of markers: [MarkerDetection], used: [Int], pose: MarkerPose, calibration: CameraCalibration) -> PoseSigma? {
+        let metres = map.millimetresPerUnit / 1000
+        var object: [Double] = [], covariance: [Double] = []
+        for id in used {
+            guard let marker = markers.first(where: { $0.id == id }), let noise = marker.noise, let points = corners[id],
+                  let blocks = try? PoseUncertainty.cornerCovariance(marker.quad, noise: noise) else { return nil }
+            for corner in points { object += [corner.x * metres, corner.y * metres, corner.z * metres] }
+            covariance += blocks
+        }
+        guard !object.isEmpty, let jacobian = try? PoseUncertainty.jacobian(object: object, pose: pose, calibration: calibration) else { return nil }
+        return try? PoseUncertainty.sigma(jacobian: jacobian, block: 4, covariance: covariance)
+    }
+
     /// The RMS distance in pixels between `marker`'s corners and the map's corners projected at `pose`.
     private func error(of marker: MarkerDetection, at pose: MarkerPose, calibration: CameraCalibration) throws -> Double {
         let metres = map.millimetresPerUnit / 1000

@@ -13,6 +13,11 @@ public struct PoseFigures: Codable, Sendable {
     public let flipsPer1000: Double
     /// Frames whose pose was on the mirror side, per 1000 frames.
     public let mirrorPer1000: Double
+    /// How well the predicted sigma matches the true error: the RMS of error / sigma over the frames found
+    /// with a sigma and not on the mirror side (1 when the prediction is right), for rotation and
+    /// translation; nil for a contender that predicts none.
+    public let rotationErrorPerSigma: Double?
+    public let translationErrorPerSigma: Double?
 
     public init(contender: String, trials: [PoseVerification.Trial]) {
         let outcomes = trials.compactMap { $0.outcomes[contender] }
@@ -28,6 +33,10 @@ public struct PoseFigures: Codable, Sendable {
         let per1000 = outcomes.isEmpty ? 0 : 1000 / Double(outcomes.count)
         flipsPer1000 = Double(flips) * per1000
         mirrorPer1000 = Double(outcomes.filter { $0.side < 0 }.count) * per1000
+        func rms(_ values: [Double]) -> Double? { values.isEmpty ? nil : (values.map { $0 * $0 }.reduce(0, +) / Double(values.count)).squareRoot() }
+        let predicted = found.filter { $0.side >= 0 }
+        rotationErrorPerSigma = rms(predicted.compactMap(\.rotationZ))
+        translationErrorPerSigma = rms(predicted.compactMap(\.translationZ))
     }
 }
 
@@ -82,13 +91,14 @@ public struct PoseVerificationSummary: Codable, Sendable {
         let d = degradations
         var lines = ["\(frames) frames \(width)x\(height) of \(subject), seed \(seed), camera \(camera), "
             + "noise \(d.noise.formatted()), blur \(d.blur.formatted()), JPEG \(d.jpegQuality.map(String.init) ?? "none")", ""]
-        let header = "  " + "frames".padding(toLength: 14, withPad: " ", startingAt: 0) + "     n  contender   recall  rot° P50    P90  trans% P50  flips/1000  mirror/1000"
+        let header = "  " + "frames".padding(toLength: 14, withPad: " ", startingAt: 0) + "     n  contender   recall  rot° P50    P90  trans% P50  flips/1000  mirror/1000  err/σ rot trans"
         func rows(_ label: String, _ figures: [PoseFigures]) -> [String] {
             figures.enumerated().map { k, p in
                 "  " + (k == 0 ? label : "").padding(toLength: 14, withPad: " ", startingAt: 0)
                     + (k == 0 ? String(format: "%6d", p.frames) : "      ") + "  " + p.contender.padding(toLength: 10, withPad: " ", startingAt: 0)
                     + String(format: " %6.1f%%", 100 * p.recall) + "  " + f(p.rotationP50, "%7.3f") + " " + f(p.rotationP90, "%6.3f")
                     + "  " + f(p.translationP50, "%10.2f") + "  " + String(format: "%10.1f", p.flipsPer1000) + "  " + String(format: "%11.1f", p.mirrorPer1000)
+                    + "  " + f(p.rotationErrorPerSigma, "%9.2f") + " " + f(p.translationErrorPerSigma, "%5.2f")
             }
         }
         lines.append(header)

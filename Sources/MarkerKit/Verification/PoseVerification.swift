@@ -28,6 +28,10 @@ public struct PoseVerification {
         public var side = 0
         /// The pose jumped to the other side since the last frame of the segment with a side.
         public var flip = false
+        /// The rotation's and the translation's error over the sigma the contender predicted for them
+        /// (MarkerKit's `PoseSigma`; absent for contenders that predict none).
+        public var rotationZ: Double?
+        public var translationZ: Double?
     }
 
     /// One frame: its conditions and each contender's outcome.
@@ -88,7 +92,7 @@ public struct PoseVerification {
             let report = truth.marker.map { marker in Self.nearest(result.markers.filter { $0.id == marker.id }, truth: marker)?.pose } ?? result.target?.pose
             // The frame alone: the pose of the two that reprojects better.
             let alone = report.map { r in r.alternative.map { ($0.error < (r.error ?? 0)) ? MarkerPose(rotation: $0.rotation, translation: $0.translation) : r.pose } ?? r.pose }
-            var outcomes = ["markerkit": Self.score(report?.pose, truth: truth), "mk-frame": Self.score(alone, truth: truth), "opencv": opencv]
+            var outcomes = ["markerkit": Self.score(report?.pose, sigma: report?.sigma, truth: truth), "mk-frame": Self.score(alone, truth: truth), "opencv": opencv]
             for name in Self.contenders where outcomes[name]!.side != 0 {
                 outcomes[name]!.flip = lastSide[name].map { $0 != outcomes[name]!.side } ?? false
                 lastSide[name] = outcomes[name]!.side
@@ -202,13 +206,17 @@ public struct PoseVerification {
     }
 
     /// A pose's errors against the truth, and its side.
-    static func score(_ pose: MarkerPose?, truth: Truth) -> Outcome {
+    static func score(_ pose: MarkerPose?, sigma: PoseSigma? = nil, truth: Truth) -> Outcome {
         guard let pose else { return Outcome(found: false) }
         let true_ = truth.pose, exact = truth.exact
         var outcome = Outcome(found: true)
         outcome.rotationError = pose.degrees(from: true_)
-        let d = pose.translation - true_.translation
-        outcome.translationError = 100 * (d * d).sum().squareRoot() / (true_.translation * true_.translation).sum().squareRoot()
+        let d = pose.translation - true_.translation, length = (d * d).sum().squareRoot()
+        outcome.translationError = 100 * length / (true_.translation * true_.translation).sum().squareRoot()
+        if let sigma, sigma.rotation > 0, sigma.translation > 0 {
+            outcome.rotationZ = outcome.rotationError! / sigma.rotation
+            outcome.translationZ = length / sigma.translation
+        }
         // The truth's mirror: of its exact corners' two poses, the one farther from the truth.
         let mirror = exact.chosen.degrees(from: true_) < exact.other.degrees(from: true_) ? exact.other : exact.chosen
         if mirror.degrees(from: true_) >= distinctDegrees {

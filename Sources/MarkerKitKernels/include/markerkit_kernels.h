@@ -78,6 +78,34 @@ int32_t mkk_solve_pnp_square(const double *image_corners, double side, const dou
 int32_t mkk_solve_pnp_square_both(const double *image_corners, double side, const double *camera_matrix,
                                   const double *distortion, int32_t distortion_count, double *poses);
 
+/* A pose's uncertainty (pose_covariance.cpp). The rotation's error is a small turn w applied after the pose
+ * (camera coordinates: R' = exp(w) R), so |w| is the angle between true and estimated rotation; the
+ * translation's is a shift of the translation. Parameters are ordered (w, t).
+ *
+ * mkk_projection_jacobian: the derivatives of the pixel (u, v) of each of `count` object points (x y z) at
+ * `pose` (rvec, tvec) by (w, t), 2 * count rows of 6 values into `jacobian`, for pinhole models with 0, 4,
+ * 5, 8 or 12 coefficients (central differences). */
+int32_t mkk_projection_jacobian(const double *object, int32_t count, const double *pose, const double *camera_matrix,
+                                const double *distortion, int32_t distortion_count, double *jacobian);
+/* The covariance (6x6, row-major, into `out`) of the least-squares pose from `count` points with that
+ * Jacobian, whose pixel errors have the covariance `covariance`: block-diagonal, a block of 2 * block
+ * coordinates (block 4: a marker's four corners, 64 values; block 1: one corner, 4 values) after another. */
+int32_t mkk_pose_covariance(const double *jacobian, int32_t count, int32_t block, const double *covariance, double *out);
+/* The 8x8 covariance of a square marker's corners (x y each, 64 values into `out`) from the noise of its
+ * four edges (edge k from corner k to corner k + 1): each edge's variance at its start, at its end and the
+ * covariance of the two, in px^2 (12 values; CornerNoise). */
+int32_t mkk_square_corner_covariance(const double *corners, const double *edge_noise, double *out);
+/* A square marker's pose sigma from its corners' noise: out[0] the rotation's (degrees, the RMS angle the
+ * noise predicts), out[1] the translation's (the side's unit, RMS length). The pose is IPPE's (as
+ * mkk_solve_pnp_square_both gives it), whose sensitivity to each corner coordinate is IPPE's own (central
+ * differences), not the least-squares pose's: IPPE reads the rotation from the homography's first-order
+ * part, and near facing the camera it moves several times more than the least-squares pose would. */
+int32_t mkk_square_pose_sigma(const double *corners, const double *edge_noise, double side, const double *pose,
+                              const double *camera_matrix, const double *distortion, int32_t distortion_count, double *out);
+/* The two sigmas of a pose covariance from mkk_pose_covariance (square roots of the traces of its
+ * rotation and translation blocks; the rotation's in degrees) into out[0], out[1]. */
+void mkk_pose_sigma(const double *covariance, double *out);
+
 /* Runs job(context, i, worker) for every i in 0 ..< count, on the calling thread (worker 0) and on one
  * helper thread kept for the process (worker 1, started by the first call), and returns when all have
  * run. Jobs are claimed in order but run on either thread, so each must write only its own results (and

@@ -27,19 +27,27 @@ public enum CornerRefiner {
 
     /// The same on a quadrilateral, without arrays.
     public static func refine(_ quad: Quad, in image: GrayImage, scratch: inout Scratch) -> Quad {
+        refineMeasured(quad, in: image, scratch: &scratch).quad
+    }
+
+    /// The refined corners and their noise as the last pass's edge fits measured it (nil when no pass
+    /// succeeded: the corners are `quad`'s).
+    public static func refineMeasured(_ quad: Quad, in image: GrayImage, scratch: inout Scratch) -> (quad: Quad, noise: CornerNoise?) {
         var current = InlineArray<4, Point2> { quad[$0] }
+        var noise: CornerNoise?
         for _ in 0..<3 {
-            guard let next = refineOnce(current, in: image, scratch: &scratch) else { break } // keep the last good corners
+            guard let (next, measured) = refineOnce(current, in: image, scratch: &scratch) else { break } // keep the last good corners
             var moved = 0.0
             for i in 0..<4 { moved = max(moved, next[i].distance(to: current[i])) }
             current = next
+            noise = measured
             if moved < 0.02 { break }
         }
-        return Quad(current[0], current[1], current[2], current[3])
+        return (Quad(current[0], current[1], current[2], current[3]), noise)
     }
 
-    /// One pass; nil when an edge cannot be fitted or a corner would move too far.
-    static func refineOnce(_ corners: InlineArray<4, Point2>, in image: GrayImage, scratch: inout Scratch) -> InlineArray<4, Point2>? {
+    /// One pass and its edges' noise; nil when an edge cannot be fitted or a corner would move too far.
+    static func refineOnce(_ corners: InlineArray<4, Point2>, in image: GrayImage, scratch: inout Scratch) -> (InlineArray<4, Point2>, CornerNoise)? {
         var curves = InlineArray<4, EdgeCurve?>(repeating: nil)
         for side in 0..<4 {
             let a = corners[side], b = corners[(side + 1) % 4]
@@ -56,7 +64,9 @@ public enum CornerRefiner {
             guard let p = EdgeCurve.meet(curves[(i + 3) % 4]!, curves[i]!), p.distance(to: corners[i]) <= maxMove else { return nil }
             refined[i] = p
         }
-        return refined
+        var noise = CornerNoise(start: .zero, end: .zero, covariance: .zero)
+        for k in 0..<4 { (noise.start[k], noise.end[k], noise.covariance[k]) = curves[k]!.noise }
+        return (refined, noise)
     }
 
     /// An edge as a curve: offset from the chord between its corners as a polynomial in the distance along
@@ -65,6 +75,9 @@ public enum CornerRefiner {
     struct EdgeCurve {
         let origin: Point2, along: Point2, normal: Point2
         let c0: Double, c1: Double, c2: Double
+        /// The variance of the curve's offset at its start and at its end (px^2) and their covariance, from
+        /// the points' scatter about it (residual variance times the fit's inverse normal matrix).
+        let noise: (start: Double, end: Double, both: Double)
 
         init?(from a: Point2, to b: Point2, points: [Point2]) {
             let length = a.distance(to: b)
@@ -84,14 +97,35 @@ public enum CornerRefiner {
                 m.0 += 1; m.1 += t; m.2 += t2; m.3 += t2 * t; m.4 += t2 * t2
                 r.0 += o; r.1 += o * t; r.2 += o * t2
             }
+            // The fit in t (k0 + k1 t + k2 t^2) and the inverse normal matrix's entries that give the offset's
+            // variance at t = 0 and t = 1: a(t)^T M^-1 a(t) with a(t) = (1, t, t^2).
+            let k: (Double, Double, Double), atStart: Double, atEnd: Double, across: Double, parameters: Double
             if length >= 40 {
-                guard let k = EdgeCurve.solve3([m.0, m.1, m.2, m.1, m.2, m.3, m.2, m.3, m.4], [r.0, r.1, r.2]) else { return nil }
-                (c0, c1, c2) = (k.0, k.1 / length, k.2 / (length * length))
+                let a: InlineArray<9, Double> = [m.0, m.1, m.2, m.1, m.2, m.3, m.2, m.3, m.4]
+                guard let solved = EdgeCurve.solve3(a, [r.0, r.1, r.2]),
+                      let i0 = EdgeCurve.solve3(a, [1, 0, 0]), let i1 = EdgeCurve.solve3(a, [0, 1, 0]), let i2 = EdgeCurve.solve3(a, [0, 0, 1]) else { return nil }
+                k = solved
+                atStart = i0.0
+                across = i0.0 + i0.1 + i0.2
+                atEnd = across + (i1.0 + i1.1 + i1.2) + (i2.0 + i2.1 + i2.2)
+                parameters = 3
             } else {
                 let det = m.0 * m.2 - m.1 * m.1
                 guard abs(det) > 1e-12 else { return nil }
-                (c0, c1, c2) = ((r.0 * m.2 - m.1 * r.1) / det, (m.0 * r.1 - m.1 * r.0) / det / length, 0)
+                k = ((r.0 * m.2 - m.1 * r.1) / det, (m.0 * r.1 - m.1 * r.0) / det, 0)
+                (atStart, atEnd, across) = (m.2 / det, (m.2 - 2 * m.1 + m.0) / det, (m.2 - m.1) / det)
+                parameters = 2
             }
+            (c0, c1, c2) = (k.0, k.1 / length, k.2 / (length * length))
+            var squares = 0.0
+            for p in points {
+                let t = ((p.x - a.x) * along.x + (p.y - a.y) * along.y) / length
+                let o = (p.x - a.x) * normal.x + (p.y - a.y) * normal.y
+                let residual = o - (k.0 + k.1 * t + k.2 * t * t)
+                squares += residual * residual
+            }
+            let variance = squares / max(m.0 - parameters, 1)
+            noise = (variance * atStart, variance * atEnd, variance * across)
         }
 
         /// Solves a 3x3 system (row-major) by Cramer's rule.
