@@ -68,4 +68,24 @@ import Testing
         #expect(all.filter { $0.pose.ambiguous == false }.allSatisfy { $0.pose.decided == .reprojection && $0.pose.ratio! >= PoseHistory.ambiguousRatio })
         #expect(jumps.reported <= jumps.reprojection)
     }
+
+    /// `--smooth` on a video: every pose says it is smoothed (the frame's own error and alternative kept);
+    /// on an image there is nothing before to smooth with; without poses a note says what is missing.
+    @Test func smoothPosesSayTheyAreSmoothed() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let calibration = Self.single.appendingPathComponent("intrinsics.yml").path
+        let video = try CLI.run(["detect", Self.single.appendingPathComponent("video.avi").path, "--calibration", calibration, "--marker-size", "5cm",
+                                 "--smooth", "--json", "v.json"], in: dir)
+        #expect(video.status == 0, "\(video.stderr)")
+        let frames = try Self.poses(try Data(contentsOf: dir.appendingPathComponent("v.json")))
+        let poses = frames.flatMap { $0 }
+        #expect(poses.count == 818 && poses.allSatisfy { $0.pose.smoothed == true && $0.pose.alternative != nil && $0.pose.sigma != nil })
+        let image = try CLI.run(["detect", Self.single.appendingPathComponent("image-test.png").path, "--calibration", calibration, "--marker-size", "5cm",
+                                 "--smooth", "--json", "i.json"], in: dir)
+        #expect(image.status == 0)
+        #expect(try Self.poses(try Data(contentsOf: dir.appendingPathComponent("i.json")))[0].allSatisfy { $0.pose.smoothed == nil })
+        let bare = try CLI.run(["detect", Self.single.appendingPathComponent("image-test.png").path, "--smooth"], in: dir)
+        #expect(bare.status == 0 && bare.stderr.contains("--smooth smooths poses"))
+    }
 }

@@ -10,7 +10,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let run = try CLI.run(["verify", "pose", "--sizes", "30", "--sweep-frames", "40", "--hold-frames", "15", "--json", "pose.json"], in: dir)
         #expect(run.status == 0, "\(run.stderr)")
-        for expected in ["markerkit", "mk-frame", "opencv", "flips/1000", "by tilt", "still", "30 px"] {
+        for expected in ["markerkit", "mk-frame", "mk-smooth", "opencv", "flips/1000", "jitter", "by tilt", "still", "30 px"] {
             #expect(run.stdout.contains(expected), "\(expected)")
         }
         let report = try JSONDecoder().decode(PoseVerificationReport.self, from: Data(contentsOf: dir.appendingPathComponent("pose.json")))
@@ -21,6 +21,10 @@ import Testing
         let markerkit = try #require(figures["markerkit"]), opencv = try #require(figures["opencv"])
         print("measured: 90 frames of a 30 px marker: flips markerkit \(markerkit.flips), per frame \(figures["mk-frame"]!.flips), opencv \(opencv.flips); rotation P50 \(markerkit.rotationP50 ?? -1) vs \(opencv.rotationP50 ?? -1) degrees; recall \(markerkit.recall) vs \(opencv.recall)")
         #expect(markerkit.recall >= 0.9 && markerkit.flips <= opencv.flips)
+        // track --smooth: steadier in the still frames than the stream's own poses.
+        let smooth = try #require(figures["mk-smooth"])
+        print("measured: jitter in still frames \(markerkit.jitter ?? -1) degrees, smoothed \(smooth.jitter ?? -1)")
+        #expect(try #require(smooth.jitter) < (try #require(markerkit.jitter)))
         #expect(try #require(markerkit.rotationP50) < (opencv.rotationP50 ?? .infinity))
         // Every flip is a change of side between frames with a side.
         var last: Int?

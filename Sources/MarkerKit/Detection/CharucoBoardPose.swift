@@ -51,20 +51,10 @@ public struct CharucoBoardPose: Sendable {
                                     corners: used.count)
     }
 
-    /// The sigma of the board's pose `pose` from `corners` (those of the board), each corner's noise taken
-    /// as equal and independent in x and y and estimated from the pose's RMS reprojection error `error` (px):
-    /// sigma^2 = n error^2 / (2n - 6) for n corners. Nil for fewer than 4 corners or corners that fix no pose.
+    /// The sigma of the board's pose `pose` from `corners` (those of the board), each corner's noise
+    /// estimated from the pose's reprojection error `error` (`PoseUncertainty.fromResidual`).
     public func sigma(of corners: [CharucoDetection.Corner], pose: MarkerPose, error: Double, calibration: CameraCalibration) -> PoseSigma? {
-        let used = corners.filter { points.indices.contains($0.id) }
-        guard used.count >= 4, error.isFinite else { return nil }
-        let variance = Double(used.count) * error * error / Double(2 * used.count - 6)
-        var object: [Double] = [], covariance: [Double] = []
-        for corner in used {
-            let p = points[corner.id]
-            object += [p.x, p.y, p.z]
-            covariance += [variance, 0, 0, variance]
-        }
-        guard let jacobian = try? PoseUncertainty.jacobian(object: object, pose: pose, calibration: calibration) else { return nil }
-        return try? PoseUncertainty.sigma(jacobian: jacobian, block: 1, covariance: covariance)
+        PoseUncertainty.fromResidual(object: corners.filter { points.indices.contains($0.id) }.map { points[$0.id] }, pose: pose, error: error,
+                                     calibration: calibration)
     }
 }

@@ -13,6 +13,10 @@ public struct DetectionJob {
     public var board: CharucoDetector?
     /// A marker map to find the pose of (with a pose estimator).
     public var markerMap: MarkerMapPose?
+    /// A checkerboard to find the corners of (and with a pose estimator its pose).
+    public var checkerboard: CheckerboardPose?
+    /// In a video: poses smoothed over the frames before (`PoseSmoother`, `--smooth`).
+    public var smooth = false
     public var annotationDirectory: URL?
     private var usedNames = Set<String>()
     /// Per-stage timings, summed over every frame and thread, when asked for.
@@ -97,13 +101,16 @@ public struct DetectionJob {
 
     /// `history`: frames come in order, and an ambiguous marker's pose is chosen by the frames before.
     private func makeWorker(history: Bool = false) -> () -> Worker {
-        let detector = detector, poseEstimator = poseEstimator, timed = timings != nil, board = board, markerMap = markerMap
+        let detector = detector, poseEstimator = poseEstimator, timed = timings != nil, board = board, markerMap = markerMap, smooth = smooth,
+            checkerboard = checkerboard
         return {
             var analyzer = MarkerFrameAnalyzer(poseEstimator: poseEstimator, collectTimings: timed)
             analyzer.detector = detector
             analyzer.board = board
+            analyzer.checkerboard = checkerboard
             analyzer.markerMap = markerMap
             if history, poseEstimator != nil { analyzer.poseHistory = PoseHistory(ids: detector.dictionary.count) }
+            if history, smooth, poseEstimator != nil { analyzer.smoother = PoseSmoother(ids: detector.dictionary.count) }
             return Worker(analyzer: analyzer)
         }
     }
@@ -146,7 +153,7 @@ public struct DetectionJob {
                 var summary = Summary(source: url.relativePath, frames: 1, detections: result.markers.count,
                                       ids: result.markers.map(\.id), annotated: annotated)
                 summary.boardCorners = result.board?.corners.count
-                summary.mapPoses = markerMap == nil ? nil : result.target == nil ? 0 : 1
+                summary.mapPoses = markerMap == nil && checkerboard == nil ? nil : result.target == nil ? 0 : 1
                 outcome = .success(summary)
             } catch {
                 outcome = .failure(error)
@@ -190,8 +197,8 @@ public struct DetectionJob {
         guard frames > 0 else { throw MarkerKitError.badInput("cannot read video '\(url.path)': it has no frames OpenCV can decode") }
         try writer?.finish()
         var summary = Summary(source: url.relativePath, frames: frames, detections: detections, ids: ids.sorted(), annotated: writer?.url)
-        summary.boardCorners = board == nil ? nil : boardCorners
-        summary.mapPoses = markerMap == nil ? nil : mapPoses
+        summary.boardCorners = board == nil && checkerboard == nil ? nil : boardCorners
+        summary.mapPoses = markerMap == nil && checkerboard == nil ? nil : mapPoses
         return summary
     }
 

@@ -12,8 +12,8 @@ public struct DetectionReport: Codable, Sendable {
     /// the choice: the reprojection, or the marker's pose in the frames before (`history`, in videos and
     /// streams). The fields after `unit` are absent in files written before they existed.
     public struct Pose: Codable, Sendable, Equatable {
-        public let rotation: SIMD3<Double>
-        public let translation: SIMD3<Double>
+        public private(set) var rotation: SIMD3<Double>
+        public private(set) var translation: SIMD3<Double>
         public let unit: String
         public var error: Double?
         public var alternative: Alternative?
@@ -22,6 +22,18 @@ public struct DetectionReport: Codable, Sendable {
         public var decided: Decision?
         /// The chosen pose's standard deviations predicted from its corners' noise (`PoseUncertainty`).
         public var sigma: PoseSigma?
+        /// With `--smooth`: `rvec` and `tvec` are the pose smoothed over the frames before (`PoseSmoother`);
+        /// `error`, `alternative` and `sigma` are still the frame's own pose's.
+        public var smoothed: Bool?
+
+        /// The same with `rvec` and `tvec` replaced by the smoothed pose.
+        public func smoothed(to pose: MarkerPose) -> Pose {
+            var result = self
+            result.rotation = pose.rotation
+            result.translation = pose.translation
+            result.smoothed = true
+            return result
+        }
 
         /// The other pose.
         public struct Alternative: Codable, Sendable, Equatable {
@@ -64,7 +76,7 @@ public struct DetectionReport: Codable, Sendable {
         public var pose: MarkerPose { MarkerPose(rotation: rotation, translation: translation) }
 
         enum CodingKeys: String, CodingKey {
-            case rotation = "rvec", translation = "tvec", unit, error, alternative, ratio, ambiguous, decided, sigma
+            case rotation = "rvec", translation = "tvec", unit, error, alternative, ratio, ambiguous, decided, sigma, smoothed
         }
     }
 
@@ -85,13 +97,13 @@ public struct DetectionReport: Codable, Sendable {
 
         /// With both poses, the choice made by `decided`, and the chosen pose's sigma.
         public init(_ detection: MarkerDetection, poses: MarkerPoses?, decided: Pose.Decision = .reprojection, unit: String = "m",
-                    sigma: PoseSigma? = nil) {
+                    sigma: PoseSigma? = nil, smoothed: MarkerPose? = nil) {
             id = detection.id
             quad = detection.quad
             pose = poses.map {
                 var pose = Pose($0, decided: decided, unit: unit)
                 pose.sigma = sigma
-                return pose
+                return smoothed.map { pose.smoothed(to: $0) } ?? pose
             }
         }
 
@@ -125,7 +137,7 @@ public struct DetectionReport: Codable, Sendable {
         /// A ChArUco board's pose: how many of its chessboard corners it is from (absent for a marker map).
         public var corners: Int?
 
-        public init(_ result: MarkerMapPose.Result, decided: Pose.Decision, sigma: PoseSigma? = nil) {
+        public init(_ result: MarkerMapPose.Result, decided: Pose.Decision, sigma: PoseSigma? = nil, smoothed: MarkerPose? = nil) {
             var pose: Pose
             if result.solutions > 1 {
                 pose = Pose(result.poses, decided: decided, unit: "m")
@@ -134,7 +146,7 @@ public struct DetectionReport: Codable, Sendable {
                 pose.error = result.poses.chosenError
             }
             pose.sigma = sigma
-            self.pose = pose
+            self.pose = smoothed.map { pose.smoothed(to: $0) } ?? pose
             markers = result.markers
             outliers = result.outliers
             corners = result.corners
@@ -357,6 +369,10 @@ extension DetectionReport.Pose {
             JSONText.append(key: "translation", to: &out)
             JSONText.append(sigma.translation, to: &out)
             out.append(UInt8(ascii: "}"))
+        }
+        if let smoothed {
+            JSONText.append(key: "smoothed", to: &out)
+            JSONText.append(literal: smoothed ? "true" : "false", to: &out)
         }
         JSONText.append(key: "tvec", to: &out)
         JSONText.append(translation, to: &out)

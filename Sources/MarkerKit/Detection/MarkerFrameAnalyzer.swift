@@ -8,6 +8,11 @@ public struct MarkerFrameAnalyzer {
     private var fitted: (width: Int, height: Int, estimator: MarkerPoseEstimator)?
     /// In a video or a stream (frames in order): an ambiguous marker's pose chosen by the frames before.
     public var poseHistory: PoseHistory?
+    /// With `--smooth`: each marker's reported pose (and the target's) smoothed over the frames before
+    /// (`PoseSmoother`), for overlays; the history still decides on the frame's own poses.
+    public var smoother: PoseSmoother?
+    /// The target's smoother (made on the first target pose when `smoother` is set).
+    private var targetSmoother: PoseSmoother?
     /// A marker map whose pose is found from its markers (with a calibration); its ambiguous markers take
     /// the pose the map's gives them.
     public var markerMap: MarkerMapPose?
@@ -17,6 +22,9 @@ public struct MarkerFrameAnalyzer {
     /// with a calibration, the board's pose from them (`CharucoBoardPose`) is the frame's target.
     public var board: CharucoDetector? { didSet { boardPose = board.map { CharucoBoardPose(board: $0.board) } } }
     private var boardPose: CharucoBoardPose?
+    /// A checkerboard whose inner corners are found in every frame; with a calibration its pose is the
+    /// frame's target.
+    public var checkerboard: CheckerboardPose?
     /// Display turn/mirror applied before detection; reported corners are mapped back to the sensor.
     public var transform: FrameTransform?
     public var timings: StageTimings?
@@ -54,6 +62,8 @@ public struct MarkerFrameAnalyzer {
             // The corners are found in the sensor's picture, near the board's markers found there.
             let gray = turn == nil ? workspace.gray : try Grayscale.image(from: sensor)
             boardCorners = board.detection(in: gray, markers: found).corners
+        } else if let checkerboard {
+            boardCorners = try checkerboard.corners(in: turn == nil ? workspace.gray : try Grayscale.image(from: sensor))
         }
         let target = try poseEstimator.flatMap { try targetPose(calibration: $0.calibration, frame: sourced.index, boardCorners: boardCorners) }
         reported.removeAll(keepingCapacity: true)
@@ -70,7 +80,9 @@ public struct MarkerFrameAnalyzer {
                 let nearer = poses.other.degrees(from: expected) < poses.chosen.degrees(from: expected)
                 (poses, decided) = (nearer ? poses.swapped : poses, .board)
             }
-            reported.append(DetectionReport.Marker(marker, poses: poses, decided: decided, sigma: poseEstimator.sigma(of: marker, pose: poses.chosen)))
+            let smoothed = smoother?.smooth(poses.chosen, id: marker.id, frame: sourced.index)
+            reported.append(DetectionReport.Marker(marker, poses: poses, decided: decided, sigma: poseEstimator.sigma(of: marker, pose: poses.chosen),
+                                                   smoothed: smoothed))
         }
         var annotated: Frame?
         if annotate {
@@ -81,15 +93,19 @@ public struct MarkerFrameAnalyzer {
                 if let sigma = marker.pose?.sigma { sigmas[index] = sigma }
             }
             try MarkerAnnotator(poseEstimator: poseEstimator).annotate(&picture, markers: found, poses: poses, sigmas: sigmas)
-            if let target, let length = markerMap?.axisLength ?? boardPose?.axisLength {
+            if let target, let length = markerMap?.axisLength ?? boardPose?.axisLength ?? checkerboard?.axisLength {
                 try MarkerAnnotator(poseEstimator: poseEstimator).drawAxes(&picture, pose: target.pose.pose, length: length, sigma: target.pose.sigma)
             }
-            if board != nil { try MarkerAnnotator().drawBoardCorners(&picture, boardCorners) }
+            if board != nil || checkerboard != nil { try MarkerAnnotator().drawBoardCorners(&picture, boardCorners) }
             annotated = turn.map { $0.apply(picture) } ?? picture
         }
         var result = DetectionReport.FrameResult(source: sourced.source, index: sourced.index, width: sensor.width, height: sensor.height,
                                                  dictionary: detector.dictionary, markers: reported, orientation: sourced.orientation)
         if let board { result.board = DetectionReport.BoardCorners(type: "charuco", total: board.board.corners.count, corners: boardCorners) }
+        if let checkerboard {
+            result.board = DetectionReport.BoardCorners(type: "checkerboard", total: checkerboard.board.innerColumns * checkerboard.board.innerRows,
+                                                        corners: boardCorners)
+        }
         result.target = target
         return (result, annotated)
     }
@@ -99,6 +115,7 @@ public struct MarkerFrameAnalyzer {
     private mutating func targetPose(calibration: CameraCalibration, frame: Int, boardCorners: [CharucoDetection.Corner]) throws -> DetectionReport.MapPose? {
         let found = try markerMap.map { try $0.pose(of: self.found, calibration: calibration) }
             ?? boardPose.map { try $0.pose(of: boardCorners, markers: self.found, calibration: calibration) }
+            ?? checkerboard.map { $0.pose(of: boardCorners, calibration: calibration) }
         guard var result = found.flatMap({ $0 }) else { return nil }
         var decided = DetectionReport.Pose.Decision.reprojection
         if poseHistory != nil, targetHistory == nil { targetHistory = PoseHistory(ids: 1) }
@@ -106,7 +123,13 @@ public struct MarkerFrameAnalyzer {
         let pose = result.poses.chosen
         let sigma = markerMap.map { $0.sigma(of: self.found, used: result.markers, pose: pose, calibration: calibration) }
             ?? boardPose.map { $0.sigma(of: boardCorners, pose: pose, error: result.poses.chosenError, calibration: calibration) }
-        return DetectionReport.MapPose(result, decided: decided, sigma: sigma.flatMap { $0 })
+            ?? checkerboard.map { $0.sigma(of: boardCorners, pose: pose, error: result.poses.chosenError, calibration: calibration) }
+        var smoothed: MarkerPose?
+        if smoother != nil {
+            if targetSmoother == nil { targetSmoother = PoseSmoother(ids: 1) }
+            smoothed = targetSmoother!.smooth(pose, id: 0, frame: frame)
+        }
+        return DetectionReport.MapPose(result, decided: decided, sigma: sigma.flatMap { $0 }, smoothed: smoothed)
     }
 
     /// The pose estimator for pictures of this size, fitted once while the size stays.

@@ -67,6 +67,22 @@ public enum PoseUncertainty {
         return PoseSigma(rotation: sigma[0], translation: sigma[1])
     }
 
+    /// The sigma of a least-squares pose from `object` points (the pose's unit) whose noise is taken as
+    /// equal and independent in x and y, estimated from the pose's RMS reprojection error `error` (px):
+    /// sigma^2 = n error^2 / (2n - 6) for n points (a board's corners). Nil for fewer than 4 points or
+    /// points that fix no pose.
+    public static func fromResidual(object points: [SIMD3<Double>], pose: MarkerPose, error: Double, calibration: CameraCalibration) -> PoseSigma? {
+        guard points.count >= 4, error.isFinite else { return nil }
+        let variance = Double(points.count) * error * error / Double(2 * points.count - 6)
+        var object: [Double] = [], covariance: [Double] = []
+        for p in points {
+            object += [p.x, p.y, p.z]
+            covariance += [variance, 0, 0, variance]
+        }
+        guard let jacobian = try? jacobian(object: object, pose: pose, calibration: calibration) else { return nil }
+        return try? sigma(jacobian: jacobian, block: 1, covariance: covariance)
+    }
+
     /// A marker's 8x8 corner covariance (x y per corner, row-major) from its noise.
     public static func cornerCovariance(_ quad: Quad, noise: CornerNoise) throws -> [Double] {
         let corners = (0..<4).flatMap { [quad[$0].x, quad[$0].y] }

@@ -18,6 +18,9 @@ public struct PoseFigures: Codable, Sendable {
     /// translation; nil for a contender that predicts none.
     public let rotationErrorPerSigma: Double?
     public let translationErrorPerSigma: Double?
+    /// Jitter: the RMS of the pose's turn from one still frame to the next (degrees), where the truth holds
+    /// still; nil without still frames.
+    public let jitter: Double?
 
     public init(contender: String, trials: [PoseVerification.Trial]) {
         let outcomes = trials.compactMap { $0.outcomes[contender] }
@@ -37,6 +40,7 @@ public struct PoseFigures: Codable, Sendable {
         let predicted = found.filter { $0.side >= 0 }
         rotationErrorPerSigma = rms(predicted.compactMap(\.rotationZ))
         translationErrorPerSigma = rms(predicted.compactMap(\.translationZ))
+        jitter = rms(found.compactMap(\.turn))
     }
 }
 
@@ -91,14 +95,14 @@ public struct PoseVerificationSummary: Codable, Sendable {
         let d = degradations
         var lines = ["\(frames) frames \(width)x\(height) of \(subject), seed \(seed), camera \(camera), "
             + "noise \(d.noise.formatted()), blur \(d.blur.formatted()), JPEG \(d.jpegQuality.map(String.init) ?? "none")", ""]
-        let header = "  " + "frames".padding(toLength: 14, withPad: " ", startingAt: 0) + "     n  contender   recall  rot° P50    P90  trans% P50  flips/1000  mirror/1000  err/σ rot trans"
+        let header = "  " + "frames".padding(toLength: 14, withPad: " ", startingAt: 0) + "     n  contender   recall  rot° P50    P90  trans% P50  flips/1000  mirror/1000  err/σ rot trans  jitter°"
         func rows(_ label: String, _ figures: [PoseFigures]) -> [String] {
             figures.enumerated().map { k, p in
                 "  " + (k == 0 ? label : "").padding(toLength: 14, withPad: " ", startingAt: 0)
                     + (k == 0 ? String(format: "%6d", p.frames) : "      ") + "  " + p.contender.padding(toLength: 10, withPad: " ", startingAt: 0)
                     + String(format: " %6.1f%%", 100 * p.recall) + "  " + f(p.rotationP50, "%7.3f") + " " + f(p.rotationP90, "%6.3f")
                     + "  " + f(p.translationP50, "%10.2f") + "  " + String(format: "%10.1f", p.flipsPer1000) + "  " + String(format: "%11.1f", p.mirrorPer1000)
-                    + "  " + f(p.rotationErrorPerSigma, "%9.2f") + " " + f(p.translationErrorPerSigma, "%5.2f")
+                    + "  " + f(p.rotationErrorPerSigma, "%9.2f") + " " + f(p.translationErrorPerSigma, "%5.2f") + "  " + f(p.jitter, "%7.4f")
             }
         }
         lines.append(header)

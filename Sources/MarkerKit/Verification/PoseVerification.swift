@@ -32,6 +32,8 @@ public struct PoseVerification {
         /// (MarkerKit's `PoseSigma`; absent for contenders that predict none).
         public var rotationZ: Double?
         public var translationZ: Double?
+        /// In a still frame after a still frame: how far the pose turned since (degrees; the truth did not).
+        public var turn: Double?
     }
 
     /// One frame: its conditions and each contender's outcome.
@@ -45,8 +47,8 @@ public struct PoseVerification {
     }
 
     /// MarkerKit as `track` reports it; MarkerKit's better-reprojecting pose of each frame alone (what
-    /// history changes); OpenCV.
-    public static let contenders = ["markerkit", "mk-frame", "opencv"]
+    /// history changes); MarkerKit as `track --smooth` reports it (`PoseSmoother`); OpenCV.
+    public static let contenders = ["markerkit", "mk-frame", "mk-smooth", "opencv"]
 
     public let clip: PoseClip
 
@@ -70,32 +72,47 @@ public struct PoseVerification {
         typealias Work = (renderer: SceneRenderer, index: Int)
         var trials: [Trial] = []
         var analyzer = Self.analyzer(clip)
+        var smoother = PoseSmoother(ids: analyzer.detector.dictionary.count)
         var lastSide: [String: Int] = [:]
+        var lastPose: [String: (MarkerPose, Int)] = [:]
         try OrderedJobs.run(jobs: jobs, makeState: { () -> Work in (SceneRenderer(), 0) }, take: { (work: inout Work) in
             guard taken < total else { return false }
             work.index = taken
             taken += 1
             return true
-        }, work: { (work: inout Work) -> (PoseClip.Frame, GrayImage, Truth, Outcome) in
+        }, work: { (work: inout Work) -> (PoseClip.Frame, GrayImage, Truth, MarkerPose?) in
             let frame = try clip.frame(work.index)
             let image = try work.renderer.render(frame.scene)
             let truth = try Self.truth(of: frame, clip: clip)
-            let opencv = try Self.openCVPose(in: image, truth: truth, clip: clip)
-            return (frame, image, truth, Self.score(opencv, truth: truth))
+            return (frame, image, truth, try Self.openCVPose(in: image, truth: truth, clip: clip))
         }, deliver: { (frame, image, truth, opencv) in
             if frame.segment != trials.last?.segment {
                 analyzer = Self.analyzer(clip)
+                smoother = PoseSmoother(ids: analyzer.detector.dictionary.count)
                 lastSide = [:]
+                lastPose = [:]
             }
             let gray = MarkerKit.Frame(width: image.width, height: image.height, stride: image.width, format: .gray8, bytes: image.pixels)
             let (result, _) = try analyzer.analyze(SourcedFrame(source: "clip", index: trials.count, frame: gray), annotate: false)
             let report = truth.marker.map { marker in Self.nearest(result.markers.filter { $0.id == marker.id }, truth: marker)?.pose } ?? result.target?.pose
             // The frame alone: the pose of the two that reprojects better.
             let alone = report.map { r in r.alternative.map { ($0.error < (r.error ?? 0)) ? MarkerPose(rotation: $0.rotation, translation: $0.translation) : r.pose } ?? r.pose }
-            var outcomes = ["markerkit": Self.score(report?.pose, sigma: report?.sigma, truth: truth), "mk-frame": Self.score(alone, truth: truth), "opencv": opencv]
-            for name in Self.contenders where outcomes[name]!.side != 0 {
-                outcomes[name]!.flip = lastSide[name].map { $0 != outcomes[name]!.side } ?? false
-                lastSide[name] = outcomes[name]!.side
+            // As track --smooth reports it: the stream's poses through the smoother.
+            let smoothed = report.map { smoother.smooth($0.pose, id: truth.marker?.id ?? 0, frame: trials.count) }
+            let poses = ["markerkit": report?.pose, "mk-frame": alone, "mk-smooth": smoothed, "opencv": opencv]
+            var outcomes = ["markerkit": Self.score(report?.pose, sigma: report?.sigma, truth: truth), "mk-frame": Self.score(alone, truth: truth),
+                            "mk-smooth": Self.score(smoothed, truth: truth), "opencv": Self.score(opencv, truth: truth)]
+            let stillBefore = trials.last.map { $0.segment == frame.segment && $0.still } ?? false
+            for name in Self.contenders {
+                if outcomes[name]!.side != 0 {
+                    outcomes[name]!.flip = lastSide[name].map { $0 != outcomes[name]!.side } ?? false
+                    lastSide[name] = outcomes[name]!.side
+                }
+                // Jitter: how far a pose turns from one still frame to the next (the truth does not move).
+                if frame.still, stillBefore, let pose = poses[name]!, let (last, index) = lastPose[name], index == trials.count - 1 {
+                    outcomes[name]!.turn = pose.degrees(from: last)
+                }
+                if let pose = poses[name]! { lastPose[name] = (pose, trials.count) }
             }
             trials.append(Trial(index: trials.count, segment: frame.segment, sizePixels: frame.sizePixels, tiltDegrees: frame.tiltDegrees,
                                 still: frame.still, outcomes: outcomes))

@@ -59,7 +59,7 @@ struct Detect: ParsableCommand {
     @Option(help: ArgumentHelp("Write annotated images (and videos) into this folder.", valueName: "dir"))
     var annotate: String?
 
-    @Option(help: ArgumentHelp("Also find this ChArUco board's corners (a spec from 'generate charuco'; with --calibration, its pose), or this marker map's pose (a sheet's map from 'generate markers').", valueName: "board.json"))
+    @Option(help: ArgumentHelp("Also find this ChArUco board's or checkerboard's corners (a spec from 'generate charuco' or 'generate checkerboard'; with --calibration, its pose), or this marker map's pose (a sheet's map from 'generate markers').", valueName: "board.json"))
     var board: String?
 
     @Flag(help: "Print the time spent in each detector stage to stderr.")
@@ -69,7 +69,7 @@ struct Detect: ParsableCommand {
 
     func run() throws {
         let jobCount = try jobs.count()
-        let (charuco, map, estimator) = try BoardOptions.detected(board: board, dictionary: dictionaryOption.dictionary, poses: poseOptions.estimator)
+        let (charuco, map, checkerboard, estimator) = try BoardOptions.detected(board: board, dictionary: dictionaryOption.dictionary, poses: poseOptions.estimator)
         let jsonURL = try outputFile(json ?? (jsonl ? "-" : nil), force: forceOption.force)
         let jsonToStdout = json == "-" || (json == nil && jsonl)
 
@@ -86,6 +86,8 @@ struct Detect: ParsableCommand {
         var job = DetectionJob(detector: detector, poseEstimator: estimator,
                                annotationDirectory: annotation?.url, collectTimings: timings)
         (job.board, job.markerMap) = (charuco.map { CharucoDetector(board: $0) }, map.map { MarkerMapPose(map: $0) })
+        job.checkerboard = checkerboard.map { CheckerboardPose(board: $0) }
+        job.smooth = poseOptions.smooth
         var stream = try jsonl ? JSONLines(url: jsonURL) : nil
         var collected: [DetectionReport.FrameResult] = []
         var processed = 0, scaled = ScaledCalibrationNotes(estimator?.calibration)

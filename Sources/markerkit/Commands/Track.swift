@@ -26,12 +26,12 @@ struct Track: ParsableCommand {
     @OptionGroup var forceOption: ForceOption
     @Option(help: ArgumentHelp("Write one JSON object per frame and line to this file, or - for stdout.", valueName: "file|-")) var jsonl: String?
     @Option(help: ArgumentHelp("Record the annotated picture to a video file (.avi or .mp4).", valueName: "file")) var record: String?
-    @Option(help: ArgumentHelp("Also find this marker map's pose in every frame (a sheet's map from 'generate markers'), or this ChArUco board's corners (with --calibration, its pose).", valueName: "board.json")) var board: String?
+    @Option(help: ArgumentHelp("Also find this marker map's pose in every frame (a sheet's map from 'generate markers'), or this ChArUco board's or checkerboard's corners (with --calibration, its pose).", valueName: "board.json")) var board: String?
     @Flag(name: .customLong("no-scale"), help: "Refuse a camera streaming another size than the calibration's (by default a size of the same aspect ratio gets the intrinsics scaled).")
     var noScale = false
 
     func run() throws {
-        let (charuco, map, boardEstimator) = try BoardOptions.detected(board: board, dictionary: dictionaryOption.dictionary, poses: poseOptions.estimator)
+        let (charuco, map, checkerboard, boardEstimator) = try BoardOptions.detected(board: board, dictionary: dictionaryOption.dictionary, poses: poseOptions.estimator)
         var estimator = boardEstimator
         let transform = try source.transform()
         let isCamera = source.isCamera
@@ -51,6 +51,8 @@ struct Track: ParsableCommand {
         var analyzer = MarkerFrameAnalyzer(poseEstimator: estimator, transform: transform)
         analyzer.detector = MarkerDetector(dictionary: try charuco?.dictionary ?? map?.markerDictionary() ?? dictionaryOption.dictionary)
         (analyzer.board, analyzer.markerMap) = (charuco.map { CharucoDetector(board: $0) }, map.map { MarkerMapPose(map: $0) })
+        analyzer.checkerboard = checkerboard.map { CheckerboardPose(board: $0) }
+        if poseOptions.smooth { analyzer.smoother = PoseSmoother(ids: analyzer.detector.dictionary.count) }
         var session = TrackingSession(analyzer: analyzer, recording: recording)
         var lines = try jsonl.map { _ in try JSONLines(url: jsonURL) }
         let preview = PreviewWindow(title: "markerkit track")

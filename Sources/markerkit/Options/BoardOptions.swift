@@ -13,25 +13,26 @@ enum BoardOptions {
         throw MarkerKitError.invalidArgument("give --board board.json, or --inner and --square (or a capture log that names its board)")
     }
 
-    /// What `detect --board` and `track --board` look for: a ChArUco board (a board spec) or a marker map.
-    /// Its dictionary is the one markers are read in, so a different --dictionary is refused; a map's pose
-    /// needs a calibration. `poses` makes the pose estimator, given a ChArUco board's marker side (which
-    /// stands for --marker-size).
+    /// What `detect --board` and `track --board` look for: a ChArUco board or a checkerboard (a board
+    /// spec) or a marker map. A ChArUco board's or a map's dictionary is the one markers are read in, so a
+    /// different --dictionary is refused; a map's pose needs a calibration. `poses` makes the pose estimator,
+    /// given a board's own length that stands for --marker-size (a ChArUco board's marker side, a
+    /// checkerboard's square).
     static func detected(board: String?, dictionary: MarkerDictionary, poses: (_ boardMarker: Length?) throws -> MarkerPoseEstimator?) throws
-        -> (charuco: CharucoBoard?, map: MarkerMap?, estimator: MarkerPoseEstimator?) {
-        guard let board else { return (nil, nil, try poses(nil)) }
+        -> (charuco: CharucoBoard?, map: MarkerMap?, checkerboard: Checkerboard?, estimator: MarkerPoseEstimator?) {
+        guard let board else { return (nil, nil, nil, try poses(nil)) }
         let file = try BoardFile.read(from: URL(fileURLWithPath: board))
-        let boardDictionary = try file.dictionary()
-        if dictionary != .arucoOriginal, dictionary != boardDictionary {
+        if let boardDictionary = try file.dictionary(), dictionary != .arucoOriginal, dictionary != boardDictionary {
             throw MarkerKitError.invalidArgument("--dictionary \(dictionary.name) differs from the board's \(boardDictionary.name): leave it out")
         }
         switch file {
-        case .charuco(let charuco): return (charuco, nil, try poses(charuco.marker))
+        case .charuco(let charuco): return (charuco, nil, nil, try poses(charuco.marker))
+        case .checkerboard(let checkerboard): return (nil, nil, checkerboard, try poses(checkerboard.square))
         case .map(let map):
             guard let estimator = try poses(nil) else {
                 throw MarkerKitError.invalidArgument("--board with a marker map finds its pose: give --calibration and --marker-size too")
             }
-            return (nil, map, estimator)
+            return (nil, map, nil, estimator)
         }
     }
 

@@ -11,6 +11,9 @@ struct PoseOptions: ParsableArguments {
             transform: LengthArgument.positive)
     var markerSize: Length?
 
+    @Flag(help: ArgumentHelp("In a video or a live stream: report each pose smoothed over the frames before (a One Euro filter; steadier overlays at a small lag: verify pose measures both)."))
+    var smooth = false
+
     /// The pose estimator when both options are given (a ChArUco board's marker side, `boardMarker`, stands
     /// for --marker-size), nil otherwise (bad values throw).
     func estimator(boardMarker: Length? = nil) throws -> MarkerPoseEstimator? {
@@ -18,6 +21,7 @@ struct PoseOptions: ParsableArguments {
         let camera = try calibration.map { try CalibrationStore.default.resolve($0) }
         if let side, let camera { return MarkerPoseEstimator(calibration: camera, side: side.value(in: .m)) }
         if side != nil || camera != nil { note("poses need both --calibration and --marker-size; reporting corners only") }
+        else if smooth { note("--smooth smooths poses, which need --calibration and --marker-size; reporting corners only") }
         return nil
     }
 }

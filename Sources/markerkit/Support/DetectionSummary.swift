@@ -9,7 +9,12 @@ extension Detect {
             ? "\(summary.source): \(counted(summary.detections, "marker"))\(ids.isEmpty ? "" : ": \(ids)")"
             : "\(summary.source): \(summary.frames) frames, \(summary.detections) detections\(ids.isEmpty ? "" : ", IDs \(ids)")"
         if let corners = summary.boardCorners { line += summary.frames == 1 ? "; board corners: \(corners)" : "; \(corners) board corners" }
-        if let poses = summary.mapPoses { line += summary.frames == 1 ? (poses == 1 ? "; the map's pose" : "; no marker of the map") : "; the map's pose in \(counted(poses, "frame"))" }
+        if let poses = summary.mapPoses, summary.boardCorners != nil {
+            // A checkerboard's pose.
+            line += summary.frames == 1 ? (poses == 1 ? "; the board's pose" : "; no board pose") : "; the board's pose in \(counted(poses, "frame"))"
+        } else if let poses = summary.mapPoses {
+            line += summary.frames == 1 ? (poses == 1 ? "; the map's pose" : "; no marker of the map") : "; the map's pose in \(counted(poses, "frame"))"
+        }
         if let annotated = summary.annotated { line += " -> \(annotated.relativePath)" }
         return line
     }
