@@ -22,15 +22,9 @@ public struct MarkerPose: Sendable, Equatable {
     /// The angle in degrees between this pose's rotation and `other`'s (through unit quaternions: no
     /// arrays, for every marker of every frame).
     public func degrees(from other: MarkerPose) -> Double {
-        func quaternion(_ r: SIMD3<Double>) -> SIMD4<Double> {
-            let angle = (r * r).sum().squareRoot()
-            guard angle > 1e-15 else { return SIMD4(0, 0, 0, 1) }
-            let s = sin(angle / 2) / angle
-            return SIMD4(r.x * s, r.y * s, r.z * s, cos(angle / 2))
-        }
         // The relative rotation q1* q2: its scalar part w and vector part v give the angle 2 atan2(|v|, |w|),
         // exact near zero where acos of the dot product loses half its digits.
-        let p = quaternion(rotation), q = quaternion(other.rotation)
+        let p = UnitQuaternion.from(rotation), q = UnitQuaternion.from(other.rotation)
         let u = SIMD3(p.x, p.y, p.z), v = SIMD3(q.x, q.y, q.z)
         let w = p.w * q.w + (u * v).sum()
         let vector = p.w * v - q.w * u - MarkerKit.cross(u, v)

@@ -42,12 +42,12 @@ public struct PoseSmoother: Sendable {
 
     /// The smoothed pose of `id` in frame `frame` given this frame's `pose`.
     public mutating func smooth(_ pose: MarkerPose, id: Int, frame: Int) -> MarkerPose {
-        let q = Self.quaternion(pose.rotation)
+        let q = UnitQuaternion.from(pose.rotation)
         guard states.indices.contains(id), var state = states[id], frame > state.frame, frame - state.frame <= Self.forgetFrames else {
             if states.indices.contains(id) { states[id] = State(rotation: q, translation: pose.translation, speed: 0, frame: frame) }
             return pose
         }
-        let last = MarkerPose(rotation: Self.rotationVector(state.rotation), translation: state.translation)
+        let last = MarkerPose(rotation: UnitQuaternion.rotationVector(state.rotation), translation: state.translation)
         let turn = pose.degrees(from: last)
         guard turn <= Self.snapDegrees else {
             states[id] = State(rotation: q, translation: pose.translation, speed: 0, frame: frame)
@@ -67,21 +67,6 @@ public struct PoseSmoother: Sendable {
         state.translation += a * shift
         state.frame = frame
         states[id] = state
-        return MarkerPose(rotation: Self.rotationVector(state.rotation), translation: state.translation)
-    }
-
-    static func quaternion(_ r: SIMD3<Double>) -> SIMD4<Double> {
-        let angle = (r * r).sum().squareRoot()
-        guard angle > 1e-15 else { return SIMD4(0, 0, 0, 1) }
-        let s = sin(angle / 2) / angle
-        return SIMD4(r.x * s, r.y * s, r.z * s, cos(angle / 2))
-    }
-
-    static func rotationVector(_ q: SIMD4<Double>) -> SIMD3<Double> {
-        let v = SIMD3(q.x, q.y, q.z), length = (v * v).sum().squareRoot()
-        guard length > 1e-15 else { return SIMD3(0, 0, 0) }
-        // The angle in 0 ... pi: q and -q are the same rotation.
-        let angle = 2 * atan2(length, abs(q.w))
-        return (q.w < 0 ? -v : v) * (angle / length)
+        return MarkerPose(rotation: UnitQuaternion.rotationVector(state.rotation), translation: state.translation)
     }
 }
