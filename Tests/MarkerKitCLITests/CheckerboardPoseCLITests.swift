@@ -33,4 +33,16 @@ import Testing
         print("measured: OpenCV's 13 left photos: board pose RMS reprojection \(errors.min()!)-\(errors.max()!) px, rotation sigma \(sigmas.min()!)-\(sigmas.max()!) degrees")
         #expect(errors.allSatisfy { $0 < 0.3 } && sigmas.allSatisfy { $0 > 0.005 && $0 < 0.3 })
     }
+
+    /// detect's line for a video with a ChArUco board and a calibration says in how many frames the board's
+    /// pose was found (it said nothing of the pose, as if there were none).
+    @Test func aBoardVideosLineCountsItsPoses() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let folder = CalibrateCLITests.fixtures.appendingPathComponent("charuco-video-caliscope")
+        let run = try CLI.run(["detect", folder.appendingPathComponent("board-inverted.mp4").path, "--board", folder.appendingPathComponent("board.json").path,
+                               "--calibration", folder.appendingPathComponent("intrinsics.yml").path], in: dir)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasSuffix("684 board corners; the board's pose in 57 frames\n"), "\(run.stdout)")
+    }
 }

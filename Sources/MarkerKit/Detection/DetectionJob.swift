@@ -15,6 +15,8 @@ public struct DetectionJob {
     public var markerMap: MarkerMapPose?
     /// A checkerboard to find the corners of (and with a pose estimator its pose).
     public var checkerboard: CheckerboardPose?
+    /// Whether frames get a target pose: a marker map's, or with a calibration a board's.
+    private var posesTarget: Bool { markerMap != nil || (poseEstimator != nil && (board != nil || checkerboard != nil)) }
     /// In a video: poses smoothed over the frames before (`PoseSmoother`, `--smooth`).
     public var smooth = false
     public var annotationDirectory: URL?
@@ -39,7 +41,7 @@ public struct DetectionJob {
         public let annotated: URL?
         /// Board corners found, summed over the frames, when a board was looked for.
         public var boardCorners: Int? = nil
-        /// Frames in which the marker map's pose was found, when a map was given.
+        /// Frames in which the target's pose was found (a marker map's, or with a calibration a board's), when there is one.
         public var mapPoses: Int? = nil
     }
 
@@ -153,7 +155,7 @@ public struct DetectionJob {
                 var summary = Summary(source: url.relativePath, frames: 1, detections: result.markers.count,
                                       ids: result.markers.map(\.id), annotated: annotated)
                 summary.boardCorners = result.board?.corners.count
-                summary.mapPoses = markerMap == nil && checkerboard == nil ? nil : result.target == nil ? 0 : 1
+                summary.mapPoses = posesTarget ? (result.target == nil ? 0 : 1) : nil
                 outcome = .success(summary)
             } catch {
                 outcome = .failure(error)
@@ -198,7 +200,7 @@ public struct DetectionJob {
         try writer?.finish()
         var summary = Summary(source: url.relativePath, frames: frames, detections: detections, ids: ids.sorted(), annotated: writer?.url)
         summary.boardCorners = board == nil && checkerboard == nil ? nil : boardCorners
-        summary.mapPoses = markerMap == nil && checkerboard == nil ? nil : mapPoses
+        summary.mapPoses = posesTarget ? mapPoses : nil
         return summary
     }
 
