@@ -29,8 +29,8 @@ public struct MarkerAnnotator: Sendable {
             let scale = max(0.4, Double(thickness) * 0.5)
             try text(&frame, "\(marker.id)", at: marker.center, scale: scale, color: (255, 0, 255), thickness: thickness)
             if let sigma = sigmas[index] {
-                try text(&frame, Self.label(sigma), at: Point2(x: marker.center.x, y: marker.center.y + 22 * scale), scale: 0.8 * scale,
-                         color: (255, 0, 255), thickness: thickness)
+                try outlinedText(&frame, Self.label(sigma), at: Point2(x: marker.center.x, y: marker.center.y + 22 * scale), scale: 0.8 * scale,
+                                 color: (255, 0, 255), thickness: thickness)
             }
         }
     }
@@ -54,7 +54,8 @@ public struct MarkerAnnotator: Sendable {
         try circle(&frame, axes[0], radius: Double(3 * thickness), color: (255, 255, 255), thickness: -1)
         if let sigma {
             let scale = max(0.4, Double(thickness) * 0.25)
-            try text(&frame, Self.label(sigma), at: Point2(x: axes[0].x, y: axes[0].y + 30 * scale), scale: scale, color: (255, 255, 255), thickness: max(1, thickness / 2))
+            try outlinedText(&frame, Self.label(sigma), at: Point2(x: axes[0].x, y: axes[0].y + 30 * scale), scale: scale, color: (255, 255, 255),
+                             thickness: max(1, thickness / 2))
         }
     }
 
@@ -106,6 +107,12 @@ public struct MarkerAnnotator: Sendable {
         try Bridge.check(frame.bytes.withUnsafeMutableBufferPointer {
             cvb_draw_circle($0.baseAddress, w, h, stride, p.x, p.y, radius, color.0, color.1, color.2, Int32(thickness))
         })
+    }
+
+    /// Text in `color` over a black outline, readable on light and dark pictures alike.
+    private func outlinedText(_ frame: inout Frame, _ s: String, at p: Point2, scale: Double, color: (Int32, Int32, Int32), thickness: Int) throws {
+        try text(&frame, s, at: p, scale: scale, color: (0, 0, 0), thickness: thickness + 2)
+        try text(&frame, s, at: p, scale: scale, color: color, thickness: thickness)
     }
 
     private func text(_ frame: inout Frame, _ s: String, at p: Point2, scale: Double, color: (Int32, Int32, Int32), thickness: Int) throws {
