@@ -9,7 +9,7 @@ import Testing
 /// edges of noise that run near and past the image's border.
 @Suite struct EdgeProfileTests {
     /// CornerRefiner.edgePoints's profiles and their filter, as they were written in Swift.
-    static func reference(from a: Point2, to b: Point2, before: Point2, after: Point2, in image: GrayImage) -> (points: [Point2], strengths: [Double]) {
+    static func reference(from a: Point2, to b: Point2, before: Point2, after: Point2, cells: Int, in image: GrayImage) -> (points: [Point2], strengths: [Double]) {
         var points: [Point2] = [], strengths: [Double] = []
         let length = a.distance(to: b)
         guard length >= 4 else { return ([], []) }
@@ -18,6 +18,7 @@ import Testing
         let reach = max(2, min(Int(length / 7 * 0.45), 6))
         let samples = min(max(Int(length / 1.5), 12), 60)
         var profile = [Double](repeating: 0, count: 2 * reach + 1)
+        let heightA = CornerRefiner.distance(before, toLineThrough: a, b), heightB = CornerRefiner.distance(after, toLineThrough: a, b)
         for k in 0..<samples {
             let t = 0.08 + 0.84 * Double(k) / Double(samples - 1)
             let base = Point2(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t)
@@ -29,12 +30,23 @@ import Testing
                 let s = Double(j - reach)
                 profile[j] = image.sample(base.x + n.x * s, base.y + n.y * s)
             }
-            let light = (profile[0] + profile[1]) / 2
-            let dark = (profile[last] + profile[last - 1]) / 2
+            var light = (profile[0] + profile[1]) / 2
+            var dark = (profile[last] + profile[last - 1]) / 2
+            var (begin, end) = (0, last)
+            if cells > 0 {
+                // A thin border: the profile stops 1.5 px short of the code cells, and as far outward.
+                let border = ((1 - t) * heightA + t * heightB) / Double(cells)
+                let inward = max(1, Int(border - 1.5))
+                if inward < reach {
+                    (begin, end) = (reach - inward, reach + inward)
+                    light = inward >= 2 ? (profile[begin] + profile[begin + 1]) / 2 : profile[begin]
+                    dark = inward >= 2 ? (profile[end] + profile[end - 1]) / 2 : profile[end]
+                }
+            }
             let contrast = light - dark
             guard contrast > 10 else { continue }
-            var lightArea = 0.0
-            for j in 0...last { lightArea += min(1, max(0, (profile[j] - dark) / contrast)) }
+            var lightArea = Double(begin)
+            for j in begin...end { lightArea += min(1, max(0, (profile[j] - dark) / contrast)) }
             let along = -Double(reach) - 0.5 + lightArea
             points.append(Point2(x: base.x + n.x * along, y: base.y + n.y * along))
             strengths.append(contrast)
@@ -46,11 +58,11 @@ import Testing
         return (kept.map { points[$0] }, kept.map { strengths[$0] })
     }
 
-    static func bridge(from a: Point2, to b: Point2, before: Point2, after: Point2, in image: GrayImage) -> (points: [Point2], strengths: [Double]) {
+    static func bridge(from a: Point2, to b: Point2, before: Point2, after: Point2, cells: Int, in image: GrayImage) -> (points: [Point2], strengths: [Double]) {
         var edge = [a.x, a.y, b.x, b.y, before.x, before.y, after.x, after.y]
         var points = [Double](repeating: 0, count: 120), strengths = [Double](repeating: 0, count: 60)
         let count = image.pixels.withUnsafeBufferPointer {
-            Int(mkk_edge_profiles($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), &edge, &points, &strengths))
+            Int(mkk_edge_profiles($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), &edge, Int32(cells), &points, &strengths))
         }
         return ((0..<count).map { Point2(x: points[2 * $0], y: points[2 * $0 + 1]) }, Array(strengths[0..<count]))
     }
@@ -74,11 +86,14 @@ import Testing
         }
         var compared = 0
         for (image, a, b, before, after) in edges {
-            let ours = Self.bridge(from: a, to: b, before: before, after: after, in: image)
-            let theirs = Self.reference(from: a, to: b, before: before, after: after, in: image)
-            #expect(ours.points == theirs.points && ours.strengths == theirs.strengths, "edge \(a) -> \(b)")
-            compared += theirs.points.count
+            // Without the marker's cells, and with them (a thin border's profiles stop inside it).
+            for cells in [0, 6, 7] {
+                let ours = Self.bridge(from: a, to: b, before: before, after: after, cells: cells, in: image)
+                let theirs = Self.reference(from: a, to: b, before: before, after: after, cells: cells, in: image)
+                #expect(ours.points == theirs.points && ours.strengths == theirs.strengths, "edge \(a) -> \(b), \(cells) cells")
+                compared += theirs.points.count
+            }
         }
-        #expect(compared > 5000)
+        #expect(compared > 15000)
     }
 }

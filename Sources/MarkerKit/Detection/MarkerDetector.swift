@@ -344,24 +344,30 @@ public struct MarkerDetector: Sendable {
               Double(second.borderErrors) <= p.maxBorderErrorRate * Double(second.borderCells) else { return nil }
         if let marker = decode(second, quad: refined) {
             if let early, early.id != marker.id { return nil }
-            return checked(marker, grid: second, quad: refined, in: image, reader: reader).map { measured($0, refined: refined, noise: noise) }
+            return checked(marker, grid: second, quad: refined, in: image, reader: reader).map { measured($0, refined: refined, noise: noise, in: image, reader: reader) }
         } else if let early {
             // Only the first read is sure: keep its code, report the refined corners in its order (the
             // refined square, last unwarped, is in the same order as the first).
             let turn = (0..<4).first { early.quad[0] == quad[$0] } ?? 0
             let marker = MarkerDetection(id: early.id, quad: Quad(refined[turn], refined[(turn + 1) % 4], refined[(turn + 2) % 4], refined[(turn + 3) % 4]))
-            return checked(marker, grid: first, quad: refined, in: image, reader: reader).map { measured($0, refined: refined, noise: noise) }
+            return checked(marker, grid: first, quad: refined, in: image, reader: reader).map { measured($0, refined: refined, noise: noise, in: image, reader: reader) }
         }
         return nil
     }
 
-    /// `marker` with the refiner's corner noise, its edges renumbered as the marker's corners are from
-    /// the refined square's.
-    private func measured(_ marker: MarkerDetection, refined: Quad, noise: CornerNoise?) -> MarkerDetection {
-        guard let noise, let turn = (0..<4).first(where: { marker.quad[0] == refined[$0] }) else { return marker }
-        var result = marker
-        result.noise = noise.rotated(by: turn).withBorderFloor(marker.quad, cells: dictionary.markerSize + 2)
-        return result
+    /// `marker` as reported: where its border is thin, its corners from profiles that stop inside the
+    /// border (`CornerRefiner.insideBorder`; the code was read from the refined square, as before), and
+    /// the refiner's corner noise, its edges renumbered as the marker's corners are from the refined square's.
+    private func measured(_ marker: MarkerDetection, refined: Quad, noise: CornerNoise?, in image: GrayImage,
+                          reader: DetectorWorkspace.Reader) -> MarkerDetection {
+        guard let turn = (0..<4).first(where: { marker.quad[0] == refined[$0] }) else { return marker }
+        let cells = dictionary.markerSize + 2
+        var quad = marker.quad, noise = noise
+        if let settled = CornerRefiner.insideBorder(refined, cells: cells, in: image, scratch: &reader.refiner) {
+            quad = Quad(settled.quad[turn], settled.quad[(turn + 1) % 4], settled.quad[(turn + 2) % 4], settled.quad[(turn + 3) % 4])
+            noise = settled.noise
+        }
+        return MarkerDetection(id: marker.id, quad: quad, noise: noise.map { $0.rotated(by: turn).withBorderFloor(quad, cells: cells) })
     }
 
     /// Stage 8b (`ReadCheck`) on a decoded read: `grid` is the read that decided the code, `quad` the

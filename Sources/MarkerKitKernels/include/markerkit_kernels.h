@@ -62,9 +62,10 @@ int32_t mkk_warp_quad(const uint8_t *gray, int32_t width, int32_t height, int32_
  * `edge` holds a, b and the corners before a and after b (x y each); writes up to 60 points (x y) where
  * the edge crosses a profile, and each profile's contrast, and returns how many: none when fewer than 4
  * profiles cross it, else those with at least half the median contrast. `points` and `strengths` hold
- * 120 and 60 values. */
+ * 120 and 60 values. With `cells` > 0 (the marker's side in cells, border included) each profile's
+ * inward samples stop 1.5 px short of the code cells behind the border (edge_profiles.cpp says why). */
 int32_t mkk_edge_profiles(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
-                          const double *edge, double *points, double *strengths);
+                          const double *edge, int32_t cells, double *points, double *strengths);
 
 /* The pose of a square of side `side` in OpenCV's marker frame (as cvb_solve_pnp_square): what
  * cv::solvePnP with SOLVEPNP_IPPE_SQUARE gives, computed without heap allocation (IPPE on fixed-size

@@ -46,12 +46,31 @@ public enum CornerRefiner {
         return (Quad(current[0], current[1], current[2], current[3]), noise)
     }
 
+    /// A refined marker's corners once more where its black border is thin (a small marker, or an edge
+    /// foreshortened by tilt): one pass whose profiles stop inside the border instead of reaching the
+    /// code cells behind it (mkk_edge_profiles with `cells`, the marker's side in cells with the border).
+    /// Nil where the border is wide enough for every profile (the refined corners stand) or the pass fails.
+    /// The code was read from the refined square: the reads, and so which markers are found, do not change.
+    public static func insideBorder(_ quad: Quad, cells: Int, in image: GrayImage, scratch: inout Scratch) -> (quad: Quad, noise: CornerNoise)? {
+        guard cells > 0 else { return nil }
+        var thin = false
+        for side in 0..<4 {
+            let a = quad[side], b = quad[(side + 1) % 4], length = a.distance(to: b)
+            // The profiles' reach (edge_profiles.cpp) against the border's width across the edge.
+            let reach = Double(max(2, min(Int(length / 7 * 0.45), 6)))
+            let across = min(distance(quad[(side + 3) % 4], toLineThrough: a, b), distance(quad[(side + 2) % 4], toLineThrough: a, b))
+            if across / Double(cells) < reach + 1.5 { thin = true }
+        }
+        guard thin, let (corners, noise) = refineOnce(InlineArray<4, Point2> { quad[$0] }, cells: cells, in: image, scratch: &scratch) else { return nil }
+        return (Quad(corners[0], corners[1], corners[2], corners[3]), noise)
+    }
+
     /// One pass and its edges' noise; nil when an edge cannot be fitted or a corner would move too far.
-    static func refineOnce(_ corners: InlineArray<4, Point2>, in image: GrayImage, scratch: inout Scratch) -> (InlineArray<4, Point2>, CornerNoise)? {
+    static func refineOnce(_ corners: InlineArray<4, Point2>, cells: Int = 0, in image: GrayImage, scratch: inout Scratch) -> (InlineArray<4, Point2>, CornerNoise)? {
         var curves = InlineArray<4, EdgeCurve?>(repeating: nil)
         for side in 0..<4 {
             let a = corners[side], b = corners[(side + 1) % 4]
-            edgePoints(from: a, to: b, before: corners[(side + 3) % 4], after: corners[(side + 2) % 4], in: image, scratch: &scratch)
+            edgePoints(from: a, to: b, before: corners[(side + 3) % 4], after: corners[(side + 2) % 4], cells: cells, in: image, scratch: &scratch)
             guard scratch.points.count >= 6, let curve = EdgeCurve(from: a, to: b, points: scratch.points) else { return nil }
             curves[side] = curve
         }
@@ -184,7 +203,9 @@ public enum CornerRefiner {
     /// Profiles that would reach across a neighbouring edge (at an acute corner of a steep marker) are
     /// left out: `before` and `after` are the corners beyond `a` and `b`. Weak points (glare, occlusion:
     /// less than half the median contrast) are dropped before fitting.
-    static func edgePoints(from a: Point2, to b: Point2, before: Point2, after: Point2, in image: GrayImage, scratch: inout Scratch) {
+    /// With `cells` (the marker's side in cells, border included; 0: not known) a thin border's profiles
+    /// stop inside it (see `insideBorder`).
+    static func edgePoints(from a: Point2, to b: Point2, before: Point2, after: Point2, cells: Int = 0, in image: GrayImage, scratch: inout Scratch) {
         scratch.points.removeAll(keepingCapacity: true)
         scratch.strengths.removeAll(keepingCapacity: true)
         // The profiles and the filter of weak ones in the bridge (mkk_edge_profiles: the same arithmetic,
@@ -195,7 +216,7 @@ public enum CornerRefiner {
             let edge = memory.baseAddress!, points = edge + 8, strengths = points + 120
             (edge[0], edge[1], edge[2], edge[3], edge[4], edge[5], edge[6], edge[7]) = (a.x, a.y, b.x, b.y, before.x, before.y, after.x, after.y)
             return image.pixels.withUnsafeBufferPointer {
-                Int(mkk_edge_profiles($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), edge, points, strengths))
+                Int(mkk_edge_profiles($0.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width), edge, Int32(cells), points, strengths))
             }
         }
         for i in 0..<max(count, 0) {
