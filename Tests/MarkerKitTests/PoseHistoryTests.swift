@@ -65,7 +65,8 @@ import Testing
 
     /// Ten frames in which pose X reprojects a little better, then one in which Y does: the history keeps
     /// X (the evidence of the ten outweighs the one); another ID, a frame out of order, one after `memory`
-    /// frames, an ID outside the dictionary and an unambiguous marker are decided by the reprojection.
+    /// frames, an ID outside the dictionary and a marker whose frame alone is clear are decided by the
+    /// reprojection; one whose errors' ratio is 4 or more but whose frame alone is weak evidence by history.
     @Test func evidenceAddsUpAlongTheFramesAndIsForgotten() throws {
         let (x, y) = try Self.twoPoses()
         let xBetter = MarkerPoses(chosen: x, other: y, chosenError: 0.30, otherError: 0.40)
@@ -80,11 +81,19 @@ import Testing
         #expect(history.decide(yBetter, id: 3, frame: 10) == (yBetter, .reprojection), "the same frame again is not history")
         #expect(history.decide(yBetter, id: 3, frame: 30) == (yBetter, .reprojection), "forgotten after 5 frames")
         #expect(history.decide(yBetter, id: 99, frame: 31) == (yBetter, .reprojection), "an ID outside the dictionary")
-        // A pose that reprojects clearly better (ratio 4 or more) is never overruled.
+        // A pose that reprojects clearly better (ratio 4 or more, and 100 to 1 or more for the frame alone
+        // with the corner noise the stream has shown, 0.3 px) is never overruled.
         var clear = PoseHistory(ids: 10)
         for frame in 0..<10 { _ = clear.decide(xBetter, id: 5, frame: frame) }
-        let yClearly = MarkerPoses(chosen: y, other: x, chosenError: 0.1, otherError: 0.5)
+        let yClearly = MarkerPoses(chosen: y, other: x, chosenError: 0.1, otherError: 1.0)
         #expect(clear.decide(yClearly, id: 5, frame: 10) == (yClearly, .reprojection))
+        // Errors fivefold apart but both below that noise: the frame alone says 14 to 1, and the ten frames
+        // before outweigh it (this frame alone decided, and flipped a 20 px marker's pose in verify pose).
+        var weak = PoseHistory(ids: 10)
+        for frame in 0..<10 { _ = weak.decide(xBetter, id: 5, frame: frame) }
+        let yWeakly = MarkerPoses(chosen: y, other: x, chosenError: 0.1, otherError: 0.5)
+        #expect(!yWeakly.isAmbiguous)
+        #expect(weak.decide(yWeakly, id: 5, frame: 10) == (yWeakly.swapped, .history))
     }
 
     /// Corners that moved `n` px from the origin (a marker moving across the image frame by frame).

@@ -28,6 +28,8 @@ public struct PoseHistory: Sendable {
     public static let crossingDegrees = 10.0
     public static let switchChance = 0.1
     public static let farSwitchChance = 0.001
+    /// A frame's evidence (log odds) below this is weak whatever its errors' ratio: 100 to 1.
+    public static let clearEvidence = log(100.0)
     /// Frames whose corners stay this close (mean distance, px) to the first of them are one view.
     public static let viewPixels = 0.5
     /// How many frames a marker's tracks are remembered after it was last seen.
@@ -70,21 +72,25 @@ public struct PoseHistory: Sendable {
         let evidence = (sseB - sseA) / (2 * variance)
         var entry = Entry(a: a, b: b, frame: frame)
         if recent {
-            let apart = a.degrees(from: b) < Self.crossingDegrees ? Self.switchChance : Self.farSwitchChance
-            entry.odds = Self.carried(last.odds, frames: frame - last.frame, chance: apart)
             if let corners, let start = last.corners, Self.distance(corners, start) < Self.viewPixels {
-                // The same view: the mean of its frames' evidence.
+                // The same view: the mean of its frames' evidence. A marker that has not moved has not
+                // turned through facing the camera either: the tracks keep their places.
+                entry.odds = last.odds
                 (entry.corners, entry.evidence, entry.frames) = (start, last.evidence + evidence, last.frames + 1)
-            } else if last.frames > 0 {
+            } else {
+                let apart = a.degrees(from: b) < Self.crossingDegrees ? Self.switchChance : Self.farSwitchChance
+                entry.odds = Self.carried(last.odds, frames: frame - last.frame, chance: apart)
                 // A new view: the last one's mean evidence is kept.
-                entry.odds += last.evidence / Double(last.frames)
+                if last.frames > 0 { entry.odds += last.evidence / Double(last.frames) }
             }
         }
         if entry.frames == 0 { (entry.corners, entry.evidence, entry.frames) = (corners, evidence, 1) }
         entry.odds = min(50, max(-50, entry.odds))
         let odds = min(50, max(-50, entry.odds + entry.evidence / Double(entry.frames)))
         var decided = (poses, DetectionReport.Pose.Decision.reprojection)
-        if poses.isAmbiguous, recent {
+        // A frame decides alone only where its poses are not ambiguous and its own evidence is strong: a
+        // small marker's two errors can differ fourfold and both be far below its corners' noise.
+        if recent, poses.isAmbiguous || abs(evidence) < Self.clearEvidence {
             let chooseA = odds >= 0
             decided = (chooseA == !crossed ? poses : poses.swapped, .history)
         }
