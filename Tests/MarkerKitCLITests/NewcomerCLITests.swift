@@ -52,6 +52,28 @@ import Testing
         #expect(twice.isEmpty, "\(twice)")
     }
 
+    /// No command's discussion has a run of spaces inside a line: verify pose's help read "per 1000,
+    /// the RMS" with nine spaces where a line break of its source lost its backslash.
+    @Test func noHelpHasARunOfSpacesInsideALine() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let dump = try CLI.run(["--experimental-dump-help"], in: dir)
+        try #require(dump.status == 0)
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        var gaps: [String] = [], commands = 0
+        func walk(_ command: [String: Any], path: String) {
+            commands += 1
+            for sub in command["subcommands"] as? [[String: Any]] ?? [] { walk(sub, path: path + " " + (sub["commandName"] as? String ?? "?")) }
+            for line in (command["discussion"] as? String ?? "").split(separator: "\n") {
+                // Indented lines (examples) line up their comments with spaces; in prose three are a gap.
+                if !line.hasPrefix(" "), line.contains("   ") { gaps.append("\(path): \(line)") }
+            }
+        }
+        walk(root["command"] as? [String: Any] ?? [:], path: "markerkit")
+        #expect(commands > 20)
+        #expect(gaps.isEmpty, "\(gaps)")
+    }
+
     /// "1 markers"; "on marker 213 (64.286 x 69.536 mm)" where the page belongs.
     @Test func summariesReadAsSentences() throws {
         let dir = try makeDirectory()

@@ -18,7 +18,11 @@ struct VerifyPose: ParsableCommand {
         MarkerKit gives the board's or the sheet's pose as detect and track --board do). \
         Per bucket of size, tilt and motion: recall, rotation error P50 and P90 (degrees), translation \
         error P50 (% of the distance), flips per 1000 frames (a jump between the marker's two poses, \
-        counted where the truth's two poses are 5° or more apart), frames on the mirror pose per 1000,         the RMS of true error over MarkerKit's predicted sigma (err/σ, 1 when the sigma is right) and the         jitter (the RMS turn from one still frame to the next). mk-frame is MarkerKit's better-reprojecting         pose of each frame alone; mk-smooth is MarkerKit as track --smooth reports it (steadier when still,         the lag shows in the moving frames' error).
+        counted where the truth's two poses are 5° or more apart), frames on the mirror pose per 1000, \
+        the RMS of true error over MarkerKit's predicted sigma (err/σ, 1 when the sigma is right) and the \
+        jitter (the RMS turn from one still frame to the next). mk-frame is MarkerKit's better-reprojecting \
+        pose of each frame alone; mk-smooth is MarkerKit as track --smooth reports it (steadier when still, \
+        the lag shows in the moving frames' error).
 
         Examples:
           markerkit verify pose
