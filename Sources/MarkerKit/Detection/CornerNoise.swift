@@ -36,8 +36,10 @@ public struct CornerNoise: Sendable, Equatable {
     /// the edge reaches the code's cells inside it and the edge comes out shifted, alike along its length.
     /// Measured on `verify pose` renders (noise 2, blur 0.7, JPEG 90; seeds 7 and 8), that shift's spread is
     /// 0.13-0.15 px with a border 2.4-2.9 px wide, 0.03-0.11 px at 4-6 px, 0.01 px at 11 px and none from
-    /// 23 px: about 0.25 exp(-w / 4.5) px for a border w px wide across the edge. This adds it to each edge's
-    /// two ends, `cells` being the marker's cells across with its border (the dictionary's size + 2).
+    /// 23 px: about 0.25 exp(-w / 3.5) px for a border w px wide across the edge. Since a thin border's
+    /// profiles stop inside it (`CornerRefiner.insideBorder`) less of that shift is left at 4-6 px, and the
+    /// floor falls faster: 0.25 exp(-w / 3.2) (docs/MEASUREMENTS.md, "Pose sigma"). This adds it to each
+    /// edge's two ends, `cells` being the marker's cells across with its border (the dictionary's size + 2).
     public func withBorderFloor(_ quad: Quad, cells: Int) -> CornerNoise {
         var result = self
         for k in 0..<4 {
@@ -53,7 +55,7 @@ public struct CornerNoise: Sendable, Equatable {
     }
 
     /// The floor's scale (px) and how fast it falls with the border's width (px).
-    static let floorScale = 0.25, floorWidth = 3.5
+    static let floorScale = 0.25, floorWidth = 3.2
 
     /// The 12 values as mkk_square_corner_covariance reads them (start, end, covariance per edge).
     var values: (Double, Double, Double, Double, Double, Double, Double, Double, Double, Double, Double, Double) {

@@ -106,18 +106,30 @@ public struct MarkerMapPose: Sendable {
 
     /// The sigma of the map's pose `pose` from the corners of the markers `used` (IDs) among `markers`, each
     /// marker's corners with their own noise (`CornerNoise`); nil when one of them has none (corners not
-    /// refined) or the corners fix no pose.
+    /// refined) or the corners fix no pose. Where the markers disagree with each other more than their
+    /// noise allows (the pose's squared residuals over what that noise leaves after the fit: a face seen
+    /// steeply, a map measured roughly), the sigma grows by the square root of that ratio (from two markers on).
     public func sigma(of markers: [MarkerDetection], used: [Int], pose: MarkerPose, calibration: CameraCalibration) -> PoseSigma? {
         let metres = map.millimetresPerUnit / 1000
         var object: [Double] = [], covariance: [Double] = []
+        var squares = 0.0, variances = 0.0
         for id in used {
             guard let marker = markers.first(where: { $0.id == id }), let noise = marker.noise, let points = corners[id],
-                  let blocks = try? PoseUncertainty.cornerCovariance(marker.quad, noise: noise) else { return nil }
+                  let blocks = try? PoseUncertainty.cornerCovariance(marker.quad, noise: noise),
+                  let error = try? error(of: marker, at: pose, calibration: calibration) else { return nil }
             for corner in points { object += [corner.x * metres, corner.y * metres, corner.z * metres] }
             covariance += blocks
+            squares += 4 * error * error
+            variances += (0..<8).map { blocks[9 * $0] }.reduce(0, +)
         }
-        guard !object.isEmpty, let jacobian = try? PoseUncertainty.jacobian(object: object, pose: pose, calibration: calibration) else { return nil }
-        return try? PoseUncertainty.sigma(jacobian: jacobian, block: 4, covariance: covariance)
+        guard !object.isEmpty, let jacobian = try? PoseUncertainty.jacobian(object: object, pose: pose, calibration: calibration),
+              let sigma = try? PoseUncertainty.sigma(jacobian: jacobian, block: 4, covariance: covariance) else { return nil }
+        // A fit of 6 parameters to 2n coordinates leaves (2n - 6) / 2n of their variance in the residuals.
+        let coordinates = Double(object.count / 3 * 2)
+        // One marker's 2 degrees of freedom say too little about it: from two markers on.
+        let ratio = used.count >= 2 && variances > 0 ? squares / (variances * (coordinates - 6) / coordinates) : 1
+        let scale = ratio.isFinite ? max(1, ratio).squareRoot() : 1
+        return PoseSigma(rotation: sigma.rotation * scale, translation: sigma.translation * scale)
     }
 
     /// The RMS distance in pixels between `marker`'s corners and the map's corners projected at `pose`.
