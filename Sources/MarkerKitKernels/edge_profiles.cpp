@@ -41,7 +41,7 @@ MKK_TWICE(int32_t, profiles,
     const double dx = (bx - ax) / length, dy = (by - ay) / length;
     // Corners go clockwise in the image, so this normal points into the marker.
     const double nx = -dy, ny = dx;
-    const int reach = std::max(2, std::min(int(length / 7 * 0.45), 6));
+    const int reach = mkk_edge_profile_reach(length);
     const int samples = std::min(std::max(int(length / 1.5), 12), 60);
     const double clearance = double(reach) + 1.5;
     const double before_length = distance(cx, cy, ax, ay), after_length = distance(bx, by, dx_, dy_);
@@ -121,6 +121,11 @@ int32_t keep_strong(int32_t count, double *points, double *strengths) {
     return kept;
 }
 } // namespace
+
+extern "C" int32_t mkk_edge_profile_reach(double length) {
+    if (!(length >= 0)) return 2;
+    return std::max(2, std::min(int(std::min(length, 1e6) / 7 * 0.45), 6));
+}
 
 extern "C" int32_t mkk_edge_profiles(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                      const double *edge, int32_t cells, double *points, double *strengths) {

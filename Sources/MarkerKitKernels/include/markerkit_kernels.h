@@ -66,6 +66,9 @@ int32_t mkk_warp_quad(const uint8_t *gray, int32_t width, int32_t height, int32_
  * inward samples stop 1.5 px short of the code cells behind the border (edge_profiles.cpp says why). */
 int32_t mkk_edge_profiles(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                           const double *edge, int32_t cells, double *points, double *strengths);
+/* How many pixels a profile of mkk_edge_profiles reaches to either side of an edge `length` px long
+ * (2-6: 0.45 of a cell of a 7-cell marker). */
+int32_t mkk_edge_profile_reach(double length);
 
 /* The pose of a square of side `side` in OpenCV's marker frame (as cvb_solve_pnp_square): what
  * cv::solvePnP with SOLVEPNP_IPPE_SQUARE gives, computed without heap allocation (IPPE on fixed-size

@@ -56,8 +56,8 @@ public enum CornerRefiner {
         var thin = false
         for side in 0..<4 {
             let a = quad[side], b = quad[(side + 1) % 4], length = a.distance(to: b)
-            // The profiles' reach (edge_profiles.cpp) against the border's width across the edge.
-            let reach = Double(max(2, min(Int(length / 7 * 0.45), 6)))
+            // The profiles' reach against the border's width across the edge.
+            let reach = Double(mkk_edge_profile_reach(length))
             let across = min(distance(quad[(side + 3) % 4], toLineThrough: a, b), distance(quad[(side + 2) % 4], toLineThrough: a, b))
             if across / Double(cells) < reach + 1.5 { thin = true }
         }
