@@ -6,7 +6,14 @@
 
 struct cvb_storage {
     cv::FileStorage storage;
+    std::string prefix; // put before every key written or read (a rig's cameras: camera_1_)
 };
+
+extern "C" int32_t cvb_storage_set_prefix(cvb_storage *s, const char *prefix) {
+    if (s == nullptr || prefix == nullptr) return cvb::fail(BRIDGE_ERR_ARGUMENT, "FileStorage: bad argument");
+    s->prefix = prefix;
+    return BRIDGE_OK;
+}
 
 extern "C" int32_t cvb_storage_open_write(cvb_storage_format format, cvb_storage **out) {
     return cvb::guarded("FileStorage", [&]() -> int32_t {
@@ -44,24 +51,24 @@ extern "C" int32_t cvb_storage_open_read(const char *text, cvb_storage **out) {
 }
 
 extern "C" int32_t cvb_storage_write_int(cvb_storage *s, const char *key, int32_t value) {
-    return cvb::guarded("FileStorage write", [&]() -> int32_t { s->storage << key << int(value); return BRIDGE_OK; });
+    return cvb::guarded("FileStorage write", [&]() -> int32_t { s->storage << (s->prefix + key) << int(value); return BRIDGE_OK; });
 }
 
 extern "C" int32_t cvb_storage_write_real(cvb_storage *s, const char *key, double value) {
-    return cvb::guarded("FileStorage write", [&]() -> int32_t { s->storage << key << value; return BRIDGE_OK; });
+    return cvb::guarded("FileStorage write", [&]() -> int32_t { s->storage << (s->prefix + key) << value; return BRIDGE_OK; });
 }
 
 extern "C" int32_t cvb_storage_write_string(cvb_storage *s, const char *key, const char *value) {
     // cv::write, not operator<<: the latter takes a string starting with { [ } ] as the start or end of a
     // structure, and "}m" as a units string crashed OpenCV's writer (found by `make fuzz`).
-    return cvb::guarded("FileStorage write", [&]() -> int32_t { cv::write(s->storage, key, std::string(value)); return BRIDGE_OK; });
+    return cvb::guarded("FileStorage write", [&]() -> int32_t { cv::write(s->storage, s->prefix + key, std::string(value)); return BRIDGE_OK; });
 }
 
 extern "C" int32_t cvb_storage_write_matrix(cvb_storage *s, const char *key, const double *values, int32_t rows,
                                             int32_t cols) {
     return cvb::guarded("FileStorage write", [&]() -> int32_t {
         if (values == nullptr || rows < 1 || cols < 1) return cvb::fail(BRIDGE_ERR_ARGUMENT, "FileStorage: empty matrix");
-        s->storage << key << cv::Mat(rows, cols, CV_64F, const_cast<double *>(values));
+        s->storage << (s->prefix + key) << cv::Mat(rows, cols, CV_64F, const_cast<double *>(values));
         return BRIDGE_OK;
     });
 }
@@ -83,7 +90,7 @@ extern "C" int32_t cvb_storage_finish(cvb_storage *s, cvb_image *out) {
 
 extern "C" int32_t cvb_storage_read_real(cvb_storage *s, const char *key, double *value) {
     return cvb::guarded("FileStorage read", [&]() -> int32_t {
-        cv::FileNode node = s->storage[key];
+        cv::FileNode node = s->storage[s->prefix + key];
         if (node.empty() || node.isNone()) return 0;
         if (!node.isReal() && !node.isInt()) return cvb::fail(BRIDGE_ERR_IO, std::string("'") + key + "' is not a number");
         *value = node.real();
@@ -93,7 +100,7 @@ extern "C" int32_t cvb_storage_read_real(cvb_storage *s, const char *key, double
 
 extern "C" int32_t cvb_storage_read_string(cvb_storage *s, const char *key, cvb_image *out) {
     return cvb::guarded("FileStorage read", [&]() -> int32_t {
-        cv::FileNode node = s->storage[key];
+        cv::FileNode node = s->storage[s->prefix + key];
         if (node.empty() || node.isNone()) return 0;
         if (!node.isString()) return cvb::fail(BRIDGE_ERR_IO, std::string("'") + key + "' is not text");
         const std::string text = node.string();
@@ -108,7 +115,7 @@ extern "C" int32_t cvb_storage_read_string(cvb_storage *s, const char *key, cvb_
 extern "C" int32_t cvb_storage_read_matrix(cvb_storage *s, const char *key, double *values, int32_t capacity,
                                            int32_t *rows, int32_t *cols) {
     return cvb::guarded("FileStorage read", [&]() -> int32_t {
-        cv::FileNode node = s->storage[key];
+        cv::FileNode node = s->storage[s->prefix + key];
         if (node.empty() || node.isNone()) return 0;
         cv::Mat m;
         if (node.isSeq()) {

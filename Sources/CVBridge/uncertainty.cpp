@@ -5,31 +5,15 @@
 #include <vector>
 #include <opencv2/calib3d.hpp>
 #include "bridge_error.hpp"
+#include "projection.hpp"
 
 namespace {
-cv::Mat matrix3(const double *k) { return cv::Mat(3, 3, CV_64F, const_cast<double *>(k)).clone(); }
-cv::Mat coefficients(const double *d, int32_t n) {
-    return n > 0 ? cv::Mat(1, n, CV_64F, const_cast<double *>(d)).clone() : cv::Mat::zeros(1, 5, CV_64F);
-}
+cv::Mat matrix3(const double *k) { return cvb::matrix3_of(k); }
+cv::Mat coefficients(const double *d, int32_t n) { return cvb::coefficients_of(d, n); }
 
-// Projects `points` (camera or board frame) with their Jacobian ordered [intrinsics (fx fy cx cy, then the
-// coefficients), rvec, tvec]: 2N x (n + 6), n = 4 + coefficients.
 void project(const std::vector<cv::Point3d> &points, const cv::Mat &r, const cv::Mat &t, const cv::Mat &k, const cv::Mat &d, int32_t count,
              cvb_model model, std::vector<cv::Point2d> &projected, cv::Mat &jacobian) {
-    const int n = 4 + count;
-    cv::Mat raw;
-    jacobian.create(int(2 * points.size()), n + 6, CV_64F);
-    if (model == CVB_MODEL_FISHEYE) {
-        // fisheye: f (2), c (2), k (4), om (3), T (3), alpha.
-        cv::fisheye::projectPoints(points, projected, r, t, k, d, 0, raw);
-        raw.colRange(0, 8).copyTo(jacobian.colRange(0, 8));
-        raw.colRange(8, 14).copyTo(jacobian.colRange(8, 14));
-    } else {
-        // pinhole: rvec (3), tvec (3), f (2), c (2), then every coefficient of d (5 at least).
-        cv::projectPoints(points, r, t, k, d, projected, raw);
-        raw.colRange(6, 6 + n).copyTo(jacobian.colRange(0, n));
-        raw.colRange(0, 6).copyTo(jacobian.colRange(n, n + 6));
-    }
+    cvb::project_with_jacobian(points, r, t, k, d, count, model, projected, jacobian);
 }
 
 cv::Mat skew(const cv::Vec3d &v) { return (cv::Mat_<double>(3, 3) << 0, -v[2], v[1], v[2], 0, -v[0], -v[1], v[0], 0); }

@@ -31,25 +31,7 @@ import Testing
         }
         var request: [String: Any] = ["cameras": cameras, "pixels": pixels.map { [$0.x, $0.y] }, "diff": diff]
         request["distance"] = distance ?? NSNull()
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("References/mrcal_reference.py")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [script.path]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(try JSONSerialization.data(withJSONObject: request))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let answer = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw MarkerKitError.badInput("mrcal reference failed (\(process.terminationStatus)): \(messages.suffix(600))")
-        }
-        return answer
+        return try Python.run("mrcal_reference.py", request)
     }
 
     static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }

@@ -181,6 +181,47 @@ int32_t cvb_undistort(const uint8_t *pixels, int32_t width, int32_t height, int3
 int32_t cvb_undistort_points(const double *pixels, int32_t count, const double *camera_matrix, const double *distortion,
                              int32_t distortion_count, cvb_model model, double *normalized);
 
+/* ---- Rigs of cameras ------------------------------------------------------------------------------ */
+
+/* Solves a rig jointly by Levenberg-Marquardt: every camera's intrinsics (its free ones, through its
+ * `parameterization` as in cvb_projection_covariance, concatenated camera after camera), every camera's
+ * pose relative to camera 0 (`extrinsics`, 6 per camera: rvec, tvec with x_c = R x_0 + t; camera 0's
+ * ignored and returned as zero) and every view's board pose in camera 0 (`poses`, 6 per view). `groups`
+ * observation groups, each what camera `group_camera[g]` saw of the board in view `group_view[g]`:
+ * `group_points[g]` points, their board coordinates (x y z) in `object_points` and pixels (x y) in
+ * `image_points`, group after group. `camera_matrices` (9 per camera) and `distortions` (8 per camera,
+ * the first `distortion_counts[c]` used) are the start and receive the solution. `covariance` receives
+ * sigma^2 (J^T J)^-1 of the free intrinsics then the extrinsics of cameras 1.., G x G with G the sum of
+ * free counts + 6 (cameras - 1), the views' poses marginalized; `group_rms` each group's RMS (px per
+ * point), `noise` sigma (px). */
+int32_t cvb_rig_solve(int32_t cameras, const cvb_model *models, const int32_t *distortion_counts, double *camera_matrices,
+                      double *distortions, const double *parameterizations, const int32_t *free_counts, double *extrinsics,
+                      int32_t views, double *poses, int32_t groups, const int32_t *group_view, const int32_t *group_camera,
+                      const int32_t *group_points, const double *object_points, const double *image_points, double *covariance,
+                      double *group_rms, double *noise, int32_t *iterations);
+/* cv::stereoCalibrate (or cv::fisheye::stereoCalibrate) on the same views seen by two cameras, as OpenCV
+ * users run it: with `fix_intrinsic` (CALIB_FIX_INTRINSIC) or starting from the given intrinsics
+ * (CALIB_USE_INTRINSIC_GUESS), which receive the result. `rotation` receives R (9, row-major) and
+ * `translation` T (x_2 = R x_1 + T), `rms` OpenCV's RMS. */
+int32_t cvb_stereo_calibrate(const double *object_points, const int32_t *view_points, const double *image_points_1,
+                             const double *image_points_2, int32_t views, int32_t width, int32_t height, cvb_model model,
+                             double *camera_matrix_1, double *distortion_1, double *camera_matrix_2, double *distortion_2,
+                             int32_t distortion_count, int32_t fix_intrinsic, double *rotation, double *translation, double *rms);
+/* cv::stereoRectify (fisheye::stereoRectify) with CALIB_ZERO_DISPARITY and `alpha` (0 valid pixels only ..
+ * 1 all; the balance for fisheye): R1 R2 (9 each), P1 P2 (12 each), Q (16), row-major. Both cameras must
+ * share the lens model and image size. */
+int32_t cvb_stereo_rectify(const double *camera_matrix_1, const double *distortion_1, const double *camera_matrix_2,
+                           const double *distortion_2, int32_t distortion_count, cvb_model model, int32_t width, int32_t height,
+                           const double *rotation, const double *translation, double alpha, double *r1, double *r2, double *p1,
+                           double *p2, double *q);
+/* cv::initUndistortRectifyMap (fisheye's) into caller maps of width x height floats each. */
+int32_t cvb_rectify_map(const double *camera_matrix, const double *distortion, int32_t distortion_count, cvb_model model,
+                        const double *rectification, const double *projection, int32_t width, int32_t height, float *map_x,
+                        float *map_y);
+/* cv::remap with bilinear interpolation and a black border: `out` has the same size, stride and channels. */
+int32_t cvb_remap(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, int32_t channels, const float *map_x,
+                  const float *map_y, uint8_t *out);
+
 /* ---- Image degradations (for ground-truth renders) ----------------------------------------------- */
 
 /* Gaussian blur of an 8-bit gray image in place, standard deviation `sigma` pixels. */
@@ -212,6 +253,8 @@ typedef enum : int32_t {
 int32_t cvb_storage_open_write(cvb_storage_format format, cvb_storage **out);
 /* Opens a file's text for reading (the format is recognised from the text). */
 int32_t cvb_storage_open_read(const char *text, cvb_storage **out);
+/* Puts `prefix` before every key written or read from now on ("" for none). */
+int32_t cvb_storage_set_prefix(cvb_storage *storage, const char *prefix);
 int32_t cvb_storage_write_int(cvb_storage *storage, const char *key, int32_t value);
 int32_t cvb_storage_write_real(cvb_storage *storage, const char *key, double value);
 int32_t cvb_storage_write_string(cvb_storage *storage, const char *key, const char *value);

@@ -64,6 +64,18 @@ public struct CalibrationLocation: Sendable, Equatable {
     /// location at once each write whole: with `force` the file is one of theirs, complete; without, one
     /// of them stores it and the others are refused as `outputExists` (`OutputFiles.writeProtected`).
     public func write(_ calibration: CameraCalibration, force: Bool) throws {
+        try write(data: try format.encode(calibration), force: force)
+    }
+
+    /// Writes a rig (OpenCV FileStorage YAML or XML, `RigStorageFormat`) as `write(_:force:)` writes a camera.
+    public func write(_ rig: CameraRig, force: Bool) throws {
+        guard format == .opencvYAML || format == .opencvXML else {
+            throw MarkerKitError.cannotWrite("cannot write '\(shown)': a rig is written as .yaml or .xml (other formats: markerkit calibrations export)")
+        }
+        try write(data: try RigStorageFormat.encode(rig, xml: format == .opencvXML), force: force)
+    }
+
+    private func write(data: Data, force: Bool) throws {
         let directory = url.deletingLastPathComponent()
         if inStore && !FileManager.default.fileExists(atPath: directory.path) {
             do {
@@ -77,6 +89,6 @@ public struct CalibrationLocation: Sendable, Equatable {
             }
         }
         try checkDestination(force: force)
-        try OutputFiles.writeProtected(try format.encode(calibration), to: url, force: force, shown: shown)
+        try OutputFiles.writeProtected(data, to: url, force: force, shown: shown)
     }
 }

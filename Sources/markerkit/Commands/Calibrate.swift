@@ -21,11 +21,12 @@ struct Calibrate: ParsableCommand {
           markerkit calibrate shots/ --inner 9x6 --square 25mm --model opencv4 --name ros  # radtan, for Kalibr and ROS
           markerkit calibrate views/ --name webcam       # views/capture.json from 'markerkit capture'
           markerkit calibrate shots/ --board charuco.json --name webcam   # from 'generate charuco'
+          markerkit calibrate --rig left/ right/ --inner 9x6 --square 25mm --name stereo  # a camera pair
 
         """
     )
 
-    @Argument(help: "Images of the board, or folders of them.")
+    @Argument(help: "Images of the board, or folders of them; with --rig, one folder per camera.")
     var inputs: [String]
 
     @Option(help: ArgumentHelp("The board spec written by 'markerkit generate checkerboard' or 'generate charuco'.", valueName: "board.json"))
@@ -51,6 +52,8 @@ struct Calibrate: ParsableCommand {
     @Option(help: ArgumentHelp("Write a report: per-view errors, residuals, coverage, distortion, parameters (.pdf, .png, .svg).", valueName: "file"))
     var report: String?
 
+    @OptionGroup var rigOptions: RigOptions
+
     @Flag(help: "Replace an existing calibration or file.")
     var force = false
 
@@ -62,6 +65,7 @@ struct Calibrate: ParsableCommand {
     }
 
     func run() throws {
+        if rigOptions.rig { return try runRig() }
         let jobCount = try jobs.count()
         let inputs = try CalibrationJob.Inputs.from(paths: self.inputs)
         for line in inputs.notes { note(line) }
@@ -107,14 +111,5 @@ struct Calibrate: ParsableCommand {
         }
         try location.write(result.calibration, force: force)
         print("\(location.inStore ? "stored" : "wrote") \(location.shown)")
-    }
-
-    /// A file for -o; the store's other formats are one export away.
-    static func file(_ path: String) throws -> CalibrationLocation {
-        do {
-            return try CalibrationLocation(file: URL(fileURLWithPath: path))
-        } catch let error as MarkerKitError {
-            throw MarkerKitError.cannotWrite("\(error.cliMessage) (other formats: markerkit calibrations export)")
-        }
     }
 }

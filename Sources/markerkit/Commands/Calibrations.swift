@@ -30,6 +30,12 @@ struct Calibrations: ParsableCommand {
             print("\(names.isEmpty ? "no calibrations" : names.count == 1 ? "1 calibration" : "\(names.count) calibrations") in \(store.whereabouts)")
             for name in names {
                 do {
+                    if store.isRig(named: name) {
+                        let rig = try store.resolveRig(name)
+                        let cams = rig.cameras.map { "\($0.name) \($0.model.rawValue) \($0.imageWidth)x\($0.imageHeight)" }.joined(separator: ", ")
+                        print(String(format: "%@  rig of %d cameras (%@), baseline %.3f %@", name, rig.cameras.count, cams, rig.baseline(of: 1), rig.units))
+                        continue
+                    }
                     let c = try store.resolve(name)
                     let rms = c.provenance.map { String(format: ", RMS %.3f px, %d views", $0.rms, $0.views) } ?? ""
                     print(String(format: "%@  %@ %dx%d, fx %.1f fy %.1f%@", name, c.model.rawValue, c.imageWidth, c.imageHeight, c.fx, c.fy, rms))
@@ -41,49 +47,14 @@ struct Calibrations: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One calibration in full.",
+        static let configuration = CommandConfiguration(abstract: "One calibration or rig in full (a rig: each camera, the poses with their sigma, the rectified pair).",
                                                         discussion: "Example:\n  markerkit calibrations show webcam")
         @Argument(help: "A stored name or a calibration file.") var name: String
         func run() throws {
-            let c = try CalibrationStore.default.resolve(name)
-            for line in CalibrationSummary.lines(for: c) { print(line) }
-        }
-    }
-
-    struct Export: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Write a calibration in another tool's format.",
-            discussion: "Example:\n  markerkit calibrations export webcam --format colmap -o cameras.txt")
-        @Argument(help: "A stored name or a calibration file.") var name: String
-        @Option(help: ArgumentHelp("The format to write.", valueName: "format")) var format: CalibrationFormat
-        @Option(name: .shortAndLong, help: ArgumentHelp("Output file.", valueName: "file")) var output: String
-        @Flag(help: "Replace an existing file.") var force = false
-        func run() throws {
-            let chosen = format
-            let url = URL(fileURLWithPath: output)
-            try OutputFiles.checkDestination(url, force: force)
-            let c = try CalibrationStore.default.resolve(name)
-            try OutputFiles.writeProtected(try chosen.encode(c), to: url, force: force)
-            print("wrote \(url.relativePath) (\(chosen.rawValue))")
-        }
-    }
-
-    struct Import: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Store a calibration file from another tool under a name.",
-            discussion: "Example:\n  markerkit calibrations import camera_info.yaml --name webcam --format ros")
-        @Argument(help: "The calibration file.") var file: String
-        @Option(help: ArgumentHelp("Name in the store.", valueName: "name")) var name: String
-        @Option(help: ArgumentHelp("The file's format (default: recognised from its extension and content).", valueName: "format")) var format: CalibrationFormat?
-        @Flag(help: "Replace an existing calibration of that name.") var force = false
-        func run() throws {
-            let name = try naming("--name: ") { try CalibrationStore.normalized(name: self.name) }
-            let chosen = format
-            var c = try CameraCalibration.read(from: URL(fileURLWithPath: file), format: chosen)
-            c.name = name
-            let stored = try CalibrationStore.default.save(c, force: force)
-            print("stored \(stored.path)")
-            for line in CalibrationSummary.lines(for: c) { print(line) }
+            switch try CalibrationStore.default.resolveEntry(name) {
+            case .camera(let c): for line in CalibrationSummary.lines(for: c) { print(line) }
+            case .rig(let rig): for line in RigSummary.lines(for: rig) { print(line) }
+            }
         }
     }
 }

@@ -4,6 +4,12 @@ import Foundation
 /// Kalibr has no k3 and no skew; a calibration that needs them is refused, never cut.
 enum KalibrFormat {
     static func encode(_ c: CameraCalibration) throws -> Data {
+        let text = "# Kalibr camchain, written by \(MarkerKitVersion.generator) from calibration \(c.name)\n" + cameraComment(c) + (try block(c, key: "cam0"))
+        return Data((text + "\n").utf8)
+    }
+
+    /// One camera's entry, `key:` and its fields (with `extra` lines, such as T_cn_cnm1, first).
+    static func block(_ c: CameraCalibration, key: String, extra: [String] = []) throws -> String {
         try requireExportable(c, format: "Kalibr", skew: false)
         let model: String, coefficients: [Double]
         switch c.model {
@@ -18,21 +24,21 @@ enum KalibrFormat {
             throw MarkerKitError.invalidArgument("Kalibr has no rational (8-coefficient) model: export to opencv-yaml, ros, colmap or mrcal")
         case .fisheye: (model, coefficients) = ("equidistant", c.distortion)
         }
-        let text = """
-        # Kalibr camchain, written by \(MarkerKitVersion.generator) from calibration \(c.name)
-        \(cameraComment(c))cam0:
-          camera_model: pinhole
-          intrinsics: \(flowList([c.fx, c.fy, c.cx, c.cy]))
-          distortion_model: \(model)
-          distortion_coeffs: \(flowList(coefficients))
-          resolution: [\(c.imageWidth), \(c.imageHeight)]
-
-        """
-        return Data(text.utf8)
+        let lines = ["\(key):"] + extra.map { "  " + $0 } + [
+            "  camera_model: pinhole",
+            "  intrinsics: \(flowList([c.fx, c.fy, c.cx, c.cy]))",
+            "  distortion_model: \(model)",
+            "  distortion_coeffs: \(flowList(coefficients))",
+            "  resolution: [\(c.imageWidth), \(c.imageHeight)]",
+        ]
+        return lines.joined(separator: "\n") + "\n"
     }
 
     static func decode(_ data: Data, name: String) throws -> CameraCalibration {
-        let camera = try Fields.yaml(data, what: "camchain").fields("cam0")
+        try camera(try Fields.yaml(data, what: "camchain").fields("cam0"), name: name)
+    }
+
+    static func camera(_ camera: Fields, name: String) throws -> CameraCalibration {
         let cameraModel = try camera.string("camera_model")
         guard cameraModel == "pinhole" else { throw MarkerKitError.badInput("camera_model '\(cameraModel)' is not supported (pinhole only)") }
         let intrinsics = try camera.numbers("intrinsics")

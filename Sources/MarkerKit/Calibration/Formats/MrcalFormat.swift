@@ -15,7 +15,8 @@ enum MrcalFormat {
         }
     }
 
-    static func encode(_ c: CameraCalibration) throws -> Data {
+    /// One camera; in a rig with its extrinsics rt_cam_ref (rvec, tvec in metres; camera 0 the reference).
+    static func encode(_ c: CameraCalibration, extrinsics: [Double] = [0, 0, 0, 0, 0, 0]) throws -> Data {
         try requireExportable(c, format: "mrcal", skew: false)
         let intrinsics = ([c.fx, c.fy, c.cx, c.cy] + c.distortion).map(\.exact).joined(separator: ", ")
         let text = """
@@ -27,7 +28,7 @@ enum MrcalFormat {
             'intrinsics': [ \(intrinsics) ],
 
             # extrinsics are rt_fromref
-            'extrinsics': [ 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 ],
+            'extrinsics': [ \(extrinsics.map(\.exact).joined(separator: ", ")) ],
 
             'imagersize': [ \(c.imageWidth), \(c.imageHeight) ],
         }

@@ -13,6 +13,15 @@ enum OpenCVStorageFormat {
         try check(cvb_storage_open_write(xml ? CVB_STORAGE_XML : CVB_STORAGE_YAML, &storage))
         defer { cvb_storage_close(storage) }
         try check(cvb_storage_write_comment(storage, "Camera calibration by \(MarkerKitVersion.generator). Lengths in the units below; pixels otherwise."))
+        try write(c, to: storage)
+        var text = cvb_image()
+        try check(cvb_storage_finish(storage, &text))
+        defer { cvb_image_release(&text) }
+        return Data(bytes: text.data, count: Int(text.width))
+    }
+
+    /// A calibration's keys into an open storage (under the storage's key prefix, if any).
+    static func write(_ c: CameraCalibration, to storage: OpaquePointer?) throws {
         if let p = c.provenance {
             try check(cvb_storage_write_string(storage, "calibration_time", p.calibrationTime))
             try check(cvb_storage_write_int(storage, "nframes", try int32(p.views, "nframes")))
@@ -56,13 +65,16 @@ enum OpenCVStorageFormat {
         } else {
             try check(cvb_storage_write_string(storage, "generator", MarkerKitVersion.generator))
         }
-        var text = cvb_image()
-        try check(cvb_storage_finish(storage, &text))
-        defer { cvb_image_release(&text) }
-        return Data(bytes: text.data, count: Int(text.width))
     }
 
     static func decode(_ data: Data, name: String) throws -> CameraCalibration {
+        let storage = try open(data)
+        defer { cvb_storage_close(storage) }
+        return try read(Reader(storage: storage), name: name)
+    }
+
+    /// The text checked and opened for reading; the caller closes it.
+    static func open(_ data: Data) throws -> OpaquePointer? {
         var storage: OpaquePointer?
         // OpenCV reads a C string: a NUL byte would end the text early, so OpenCV would read another file.
         guard !data.contains(0) else { throw MarkerKitError.badInput("holds NUL bytes, so it is not a text file") }
@@ -75,8 +87,11 @@ enum OpenCVStorageFormat {
         guard cvb_storage_open_read(text, &storage) >= 0, storage != nil else {
             throw MarkerKitError.badInput("not OpenCV FileStorage YAML/XML")
         }
-        defer { cvb_storage_close(storage) }
-        let reader = Reader(storage: storage)
+        return storage
+    }
+
+    /// A calibration from an open storage's keys (under its key prefix, if any).
+    static func read(_ reader: Reader, name: String) throws -> CameraCalibration {
         guard let (k, rows, cols) = try reader.matrix("camera_matrix"), rows == 3, cols == 3 else {
             throw MarkerKitError.badInput("no 3x3 camera_matrix")
         }

@@ -12,14 +12,16 @@ enum ROSFormat {
         }
     }
 
-    static func encode(_ c: CameraCalibration) throws -> Data {
+    /// One camera; in a rectified pair (`RigFormat.ros`) with its rectification R and projection P (3x4,
+    /// Tx in metres), else R the identity and P the camera matrix after undistortion with alpha 0.
+    static func encode(_ c: CameraCalibration, rectification: [Double] = [1, 0, 0, 0, 1, 0, 0, 0, 1], projection: [Double]? = nil) throws -> Data {
         try requireExportable(c, format: "ROS camera_info", skew: true)
         // plumb_bob always has five coefficients.
         let d = c.model == .pinhole ? [0, 0, 0, 0, 0] : (c.model == .opencv4 ? c.distortion + [0] : c.distortion)
         var p = [Double](repeating: 0, count: 9)
         try Bridge.check(cvb_optimal_camera_matrix(c.cameraMatrix, c.distortion, Int32(c.distortion.count), c.bridgeModel,
                                                    Int32(c.imageWidth), Int32(c.imageHeight), 0, &p))
-        let projection = [p[0], p[1], p[2], 0, p[3], p[4], p[5], 0, p[6], p[7], p[8], 0]
+        let projection = projection ?? [p[0], p[1], p[2], 0, p[3], p[4], p[5], 0, p[6], p[7], p[8], 0]
         let text = """
         # ROS camera_info, written by \(MarkerKitVersion.generator)
         \(cameraComment(c))image_width: \(c.imageWidth)
@@ -37,7 +39,7 @@ enum ROSFormat {
         rectification_matrix:
           rows: 3
           cols: 3
-          data: [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+          data: \(flowList(rectification))
         projection_matrix:
           rows: 3
           cols: 4

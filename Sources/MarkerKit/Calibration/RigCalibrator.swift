@@ -1,0 +1,121 @@
+import CVBridge
+import Foundation
+
+/// A rig calibrated jointly from synchronized views: each camera first calibrated alone (`Calibrator`,
+/// with its outlier rounds), the cameras' relative poses started from the views two cameras share, then
+/// every camera's intrinsics, every camera's pose relative to camera 0 and every view's board pose solved
+/// together over all reprojection errors (`cvb_rig_solve`): a board pose is shared by all cameras that saw
+/// it, and a view that only some cameras saw, or saw in part (ChArUco), counts for those.
+public struct RigCalibrator: Sendable {
+    /// The board, lens model and flags, the same for every camera.
+    public var calibrator: Calibrator
+
+    public init(calibrator: Calibrator) { self.calibrator = calibrator }
+
+    /// One camera's board search: its name and its views in the rig's view order.
+    public struct Camera: Sendable {
+        public let name: String
+        public let views: [Calibrator.View]
+        public let width: Int
+        public let height: Int
+
+        public init(name: String, views: [Calibrator.View], width: Int, height: Int) {
+            self.name = name
+            self.views = views
+            self.width = width
+            self.height = height
+        }
+    }
+
+    public struct Result: Sendable {
+        public var rig: CameraRig
+        /// Each camera's own calibration (before the joint solve), with its views and why any was not used.
+        public let single: [Calibrator.Result]
+        /// Iterations of the joint solve.
+        public let iterations: Int
+        /// Each view's board pose in camera 0 (nil when no camera used it).
+        public let boardPoses: [Pose3D?]
+    }
+
+    /// Calibrates the rig; throws with the camera named when one cannot be calibrated or shares no view
+    /// with the others.
+    public func calibrate(cameras: [Camera], name: String) throws -> Result {
+        guard cameras.count >= 2 else { throw MarkerKitError.invalidArgument("a rig needs 2 cameras or more") }
+        let single = try cameras.map { camera -> Calibrator.Result in
+            guard camera.views.contains(where: { $0.status == .used }) else {
+                throw MarkerKitError.badInput("camera '\(camera.name)' never sees the board: \(counted(camera.views.count, "image")), none with the board")
+            }
+            do {
+                return try calibrator.calibrate(views: camera.views, width: camera.width, height: camera.height, name: camera.name)
+            } catch let error as MarkerKitError {
+                throw MarkerKitError.badInput("camera '\(camera.name)': \(error.description)")
+            }
+        }
+        let viewCount = cameras[0].views.count
+        guard cameras.allSatisfy({ $0.views.count == viewCount }) else { throw MarkerKitError.invalidArgument("the cameras' views are not matched") }
+        // poses[c][v]: the board in camera c, for the views camera c used.
+        let poses = single.map { result in result.views.map { $0.status == .used ? Pose3D(rvec: $0.rvec, tvec: $0.tvec) : nil } }
+        let extrinsics = try startingExtrinsics(poses, names: cameras.map(\.name))
+        let board = (0..<viewCount).map { v -> Pose3D? in
+            guard let c = poses.indices.first(where: { poses[$0][v] != nil }) else { return nil }
+            return RigMath.compose(poses[c][v]!, then: RigMath.inverse(extrinsics[c]))
+        }
+        return try solve(single: single, poses: poses, extrinsics: extrinsics, board: board, name: name)
+    }
+
+    /// Each camera's pose relative to camera 0 from the views it shares with a camera already placed
+    /// (breadth first from camera 0): the median of the per-view relative poses, as OpenCV starts its stereo solve.
+    func startingExtrinsics(_ poses: [[Pose3D?]], names: [String]) throws -> [Pose3D] {
+        var placed: [Pose3D?] = Array(repeating: nil, count: poses.count)
+        placed[0] = Pose3D(rvec: [0, 0, 0], tvec: [0, 0, 0])
+        var queue = [0]
+        while !queue.isEmpty {
+            let known = queue.removeFirst()
+            for c in poses.indices where placed[c] == nil {
+                // x_c = T_cb T_kb^-1 x_k for each view both saw.
+                let relative = poses[c].indices.compactMap { v -> Pose3D? in
+                    guard let a = poses[c][v], let b = poses[known][v] else { return nil }
+                    return RigMath.compose(RigMath.inverse(b), then: a)
+                }
+                guard !relative.isEmpty else { continue }
+                placed[c] = RigMath.compose(RigMath.median(relative), after: placed[known]!)
+                queue.append(c)
+            }
+        }
+        if let lost = placed.firstIndex(where: { $0 == nil }) {
+            throw MarkerKitError.badInput("camera '\(names[lost])' shares no view of the board with camera '\(names[0])' or one placed from it: take views where two cameras see the board at once")
+        }
+        return placed.map { $0! }
+    }
+}
+
+/// Rigid transforms as rvec/tvec pairs (x' = R x + t).
+enum RigMath {
+    static func apply(_ p: Pose3D, _ x: [Double]) -> [Double] {
+        let r = p.rotation
+        return (0..<3).map { i in r[3 * i] * x[0] + r[3 * i + 1] * x[1] + r[3 * i + 2] * x[2] + p.tvec[i] }
+    }
+
+    /// `a` then `b`: x -> b(a(x)).
+    static func compose(_ a: Pose3D, then b: Pose3D) -> Pose3D {
+        Pose3D(rvec: Pose3D.compose(a.rvec, then: b.rvec), tvec: apply(b, a.tvec))
+    }
+
+    /// `b` applied after `a`, written the other way round: compose(x, after: y) = y then x... as frames:
+    /// the pose of c in 0 from c in k and k in 0.
+    static func compose(_ ck: Pose3D, after k0: Pose3D) -> Pose3D { compose(k0, then: ck) }
+
+    static func inverse(_ p: Pose3D) -> Pose3D {
+        let rt = Pose3D(rvec: p.rvec.map { -$0 }, tvec: [0, 0, 0])
+        return Pose3D(rvec: rt.rvec, tvec: apply(rt, p.tvec).map { -$0 })
+    }
+
+    /// The component-wise median of rotation vectors and translations.
+    static func median(_ poses: [Pose3D]) -> Pose3D {
+        func med(_ values: [Double]) -> Double {
+            let s = values.sorted()
+            return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+        }
+        return Pose3D(rvec: (0..<3).map { i in med(poses.map { $0.rvec[i] }) }, tvec: (0..<3).map { i in med(poses.map { $0.tvec[i] }) })
+    }
+}
