@@ -16,6 +16,7 @@ struct Rig {
     const cvb_model *models;
     const int32_t *counts, *free_counts, *group_view, *group_camera, *group_points;
     const double *object, *image;
+    std::vector<double> weight;            // per camera: 1 / its corners' noise, relative
     std::vector<cv::Mat> parameterization; // n_c x free_c per camera
     std::vector<int> intrinsic_offset;     // first global column of each camera's free intrinsics
     int extrinsic_offset = 0, global = 0;
@@ -66,12 +67,14 @@ void group_terms(const Rig &rig, const State &s, int g, cv::Mat &residual, cv::M
     std::vector<cv::Point2d> projected;
     cvb::project_with_jacobian(board, r3, t3, s.k[c], s.d[c], rig.counts[c], rig.models[c], projected, jacobian);
     residual.create(2 * count, 1, CV_64F);
+    const double w = rig.weight[c];
     for (int i = 0; i < count; ++i) {
         const double *q = rig.image + 2 * (rig.first_point[g] + i);
-        residual.at<double>(2 * i) = q[0] - projected[i].x;
-        residual.at<double>(2 * i + 1) = q[1] - projected[i].y;
+        residual.at<double>(2 * i) = w * (q[0] - projected[i].x);
+        residual.at<double>(2 * i + 1) = w * (q[1] - projected[i].y);
     }
     if (global == nullptr) return;
+    jacobian *= w;
     const int n = 4 + rig.counts[c];
     const cv::Mat pose = jacobian.colRange(n, n + 6);
     *global = cv::Mat::zeros(2 * count, rig.global, CV_64F);
@@ -172,8 +175,8 @@ extern "C" int32_t cvb_rig_solve(int32_t cameras, const cvb_model *models, const
                                  double *camera_matrices, double *distortions, const double *parameterizations,
                                  const int32_t *free_counts, double *extrinsics, int32_t views, double *poses, int32_t groups,
                                  const int32_t *group_view, const int32_t *group_camera, const int32_t *group_points,
-                                 const double *object_points, const double *image_points, double *covariance, double *group_rms,
-                                 double *noise, int32_t *iterations) {
+                                 const double *object_points, const double *image_points, const double *camera_weights,
+                                 double *covariance, double *group_rms, double *noise, int32_t *iterations) {
     return cvb::guarded("rig solve", [&]() -> int32_t {
         if (cameras < 1 || views < 1 || groups < 1 || models == nullptr || distortion_counts == nullptr || camera_matrices == nullptr ||
             distortions == nullptr || parameterizations == nullptr || free_counts == nullptr || extrinsics == nullptr ||
@@ -195,6 +198,9 @@ extern "C" int32_t cvb_rig_solve(int32_t cameras, const cvb_model *models, const
                 models[c] < 0 || models[c] > 2 || (models[c] == CVB_MODEL_FISHEYE && distortion_counts[c] != 4))
                 return cvb::fail(BRIDGE_ERR_ARGUMENT, "rig solve: bad camera");
             rig.parameterization.push_back(cv::Mat(n, free_counts[c], CV_64F, const_cast<double *>(p)).clone());
+            const double w = camera_weights == nullptr ? 1.0 : camera_weights[c];
+            if (!(w > 0) || !std::isfinite(w)) return cvb::fail(BRIDGE_ERR_ARGUMENT, "rig solve: bad camera weight");
+            rig.weight.push_back(w);
             p += n * free_counts[c];
             rig.intrinsic_offset.push_back(rig.global);
             rig.global += free_counts[c];
@@ -265,7 +271,7 @@ extern "C" int32_t cvb_rig_solve(int32_t cameras, const cvb_model *models, const
         for (int g = 0; g < groups; ++g) {
             cv::Mat r;
             group_terms(rig, s, g, r, nullptr, nullptr);
-            group_rms[g] = std::sqrt(r.dot(r) / group_points[g]);
+            group_rms[g] = std::sqrt(r.dot(r) / group_points[g]) / rig.weight[group_camera[g]];
         }
         *noise = std::sqrt(sigma2);
         if (iterations != nullptr) *iterations = iteration;

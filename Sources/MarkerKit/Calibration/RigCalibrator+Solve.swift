@@ -36,10 +36,28 @@ extension RigCalibrator {
         let global = frees.reduce(0) { $0 + Int($1) } + 6 * (n - 1)
         var covariance = [Double](repeating: 0, count: global * global), groupRMS = [Double](repeating: 0, count: groupView.count)
         var noise = 0.0, iterations: Int32 = 0
-        try Bridge.check(cvb_rig_solve(Int32(n), models, counts, &matrices, &distortions, parameterizations, frees, &rigExtrinsics,
-                                       Int32(solved.count), &boardPoses, Int32(groupView.count), groupView, groupCamera, groupPoints,
-                                       object, image, &covariance, &groupRMS, &noise, &iterations)) { .badInput("the rig's joint solve failed: \($0)") }
-
+        func call(_ weights: [Double]) throws {
+            try Bridge.check(cvb_rig_solve(Int32(n), models, counts, &matrices, &distortions, parameterizations, frees, &rigExtrinsics,
+                                           Int32(solved.count), &boardPoses, Int32(groupView.count), groupView, groupCamera, groupPoints,
+                                           object, image, weights, &covariance, &groupRMS, &noise, &iterations)) { .badInput("the rig's joint solve failed: \($0)") }
+        }
+        // Solved once with every camera's corners weighted alike, then again with each camera weighted by
+        // the inverse of its own corner noise (a camera with smaller squares or a softer lens has noisier
+        // corners), so that the solve is the likeliest one and its covariance holds for every camera.
+        try call([Double](repeating: 1, count: n))
+        let corners = groupPoints.reduce(0) { $0 + Int($1) }
+        let dof = Double(2 * corners - global - 6 * solved.count)
+        let weights = (0..<n).map { c -> Double in
+            let mine = groupView.indices.filter { groupCamera[$0] == Int32(c) }
+            let squares = mine.reduce(0.0) { $0 + groupRMS[$1] * groupRMS[$1] * Double(groupPoints[$1]) }
+            let count = mine.reduce(0) { $0 + Int(groupPoints[$1]) }
+            // This camera's share of the degrees of freedom, as its share of the coordinates.
+            let sigma = (squares / max(1, dof * Double(count) / Double(corners))).squareRoot()
+            return sigma > 0 ? 1 / sigma : 1
+        }
+        try call(weights)
+        let pooled = groupView.indices.reduce(0.0) { $0 + groupRMS[$1] * groupRMS[$1] * Double(groupPoints[$1]) }
+        noise = (pooled / max(1, dof)).squareRoot()
         let solvedExtrinsics = (0..<n).map { Pose3D(rvec: Array(rigExtrinsics[(6 * $0)..<(6 * $0 + 3)]), tvec: Array(rigExtrinsics[(6 * $0 + 3)..<(6 * $0 + 6)])) }
         let solvedBoard: [Pose3D?] = board.indices.map { v in
             solved.firstIndex(of: v).map { i in Pose3D(rvec: Array(boardPoses[(6 * i)..<(6 * i + 3)]), tvec: Array(boardPoses[(6 * i + 3)..<(6 * i + 6)])) }

@@ -5,20 +5,24 @@ import Foundation
 public enum RigSummary {
     public static func lines(for rig: CameraRig) -> [String] {
         let names = rig.cameras.map(\.name), unit = rig.units.isEmpty ? "" : " " + rig.units
-        var lines = ["rig \(rig.name): \(rig.cameras.count) cameras (\(names.joined(separator: ", "))), \(counted(rig.views, "view")), lengths in\(unit.isEmpty ? " board units" : unit)"]
+        let solved = rig.extrinsicCovariance.contains { $0 != 0 }
+        let source = solved ? counted(rig.views, "view") : "imported, no uncertainty"
+        var lines = ["rig \(rig.name): \(rig.cameras.count) cameras (\(names.joined(separator: ", "))), \(source), lengths in\(unit.isEmpty ? " board units" : unit)"]
         for (c, camera) in rig.cameras.enumerated() {
             lines += CalibrationSummary.lines(for: camera).filter { !$0.contains("calibrated ") }.map { "  " + $0 }
             guard c > 0 else { continue }
             let s = rig.poseSigma(of: c), t = rig.extrinsics[c].tvec, centre = rig.centre(of: c)
-            lines.append(String(format: "    pose from %@: baseline %.4f ± %.4f%@ (direction ± %.4f°), rotation %.4f° ± %.4f°", names[0], rig.baseline(of: c), s.length, unit,
-                                s.direction, rig.rotationAngle(of: c), s.rotation))
+            lines.append(solved
+                ? String(format: "    pose from %@: baseline %.4f ± %.4f%@ (direction ± %.4f°), rotation %.4f° ± %.4f°", names[0], rig.baseline(of: c), s.length, unit,
+                         s.direction, rig.rotationAngle(of: c), s.rotation)
+                : String(format: "    pose from %@: baseline %.4f%@, rotation %.4f°", names[0], rig.baseline(of: c), unit, rig.rotationAngle(of: c)))
             lines.append(String(format: "    T [%.4f, %.4f, %.4f]%@ (x_%d = R x_0 + T); optical centre at [%.4f, %.4f, %.4f]%@ in %@'s frame", t[0], t[1], t[2], unit, c,
                                 centre[0], centre[1], centre[2], unit, names[0]))
         }
         for pair in rig.pairErrors {
             lines.append(String(format: "  pair %@ + %@: RMS %.4f px over %@ both saw", names[pair.first], names[pair.second], pair.rms, counted(pair.views, "view")))
         }
-        lines.append(String(format: "  joint solve: corner noise %.4f px", rig.noise))
+        if solved { lines.append(String(format: "  joint solve: corner noise %.4f px", rig.noise)) }
         for c in 1..<rig.cameras.count {
             do {
                 let r = try StereoRectification(rig: rig, first: 0, second: c)

@@ -129,3 +129,15 @@ public struct CameraRig: Sendable, Equatable {
         return value
     }
 }
+
+extension CameraRig {
+    /// Two of the rig's cameras named `FIRST,SECOND` (`--pair`), or the first two when nil.
+    public func pair(named text: String?) throws -> (Int, Int) {
+        guard let text else { return (0, 1) }
+        let names = text.split(separator: ",").map(String.init)
+        guard names.count == 2, let a = cameras.firstIndex(where: { $0.name == names[0] }), let b = cameras.firstIndex(where: { $0.name == names[1] }), a != b else {
+            throw MarkerKitError.invalidArgument("--pair takes two of the rig's cameras, FIRST,SECOND (cameras: \(cameras.map(\.name).joined(separator: ", ")))")
+        }
+        return (a, b)
+    }
+}

@@ -6,8 +6,9 @@ import MarkerKit
 extension Calibrate {
     func runRig() throws {
         let jobCount = try jobs.count()
-        let inputs = try RigInputs(folders: self.inputs)
-        let names = try rigOptions.names(count: inputs.cameras.count) ?? inputs.cameras.map(\.name)
+        // Every option checked before any folder is read.
+        if report != nil { throw ValidationError("--report takes one camera; a rig's cameras are reported by 'calibrations export RIG --camera NAME' and 'calibrate' on each folder") }
+        let given = try rigOptions.names(count: self.inputs.count)
         let target = try BoardOptions.target(board: board, inner: inner, square: square, log: nil)
         let name = try naming("--name: ") { try CalibrationStore.normalized(name: self.name ?? "rig") }
         let location = try output.map(Self.file) ?? CalibrationLocation(name: name)
@@ -15,7 +16,8 @@ extension Calibrate {
             throw MarkerKitError.cannotWrite("cannot write '\(location.shown)': a rig is written as .yaml or .xml (other formats: markerkit calibrations export)")
         }
         try location.checkDestination(force: force)
-        if crossValidate || report != nil { throw ValidationError("--cross-validate and --report take one camera; with --rig, use 'markerkit calibrations uncertainty' on the rig") }
+        let inputs = try RigInputs(folders: self.inputs)
+        let names = given ?? inputs.cameras.map(\.name)
         var calibrator = Calibrator(target: target)
         try lens.apply(to: &calibrator)
         try calibrator.model.requireSolvable()
@@ -30,13 +32,24 @@ extension Calibrate {
             }
             cameras.append(RigCalibrator.Camera(name: names[index], views: found.views, width: found.width, height: found.height))
         }
-        let result = try RigCalibrator(calibrator: calibrator).calibrate(cameras: cameras, name: name)
+        let rigCalibrator = RigCalibrator(calibrator: calibrator)
+        let result = try rigCalibrator.calibrate(cameras: cameras, name: name)
         try Interrupt.checkpoint("calibration")
+        // The rig stands whatever the check says; a check that cannot be made says why.
+        var check: [String] = []
+        if crossValidate {
+            do {
+                check = try RigCrossValidation.run(rigCalibrator, cameras: cameras, name: name).lines
+            } catch let error as MarkerKitError {
+                check = ["cross-validation not possible: \(error.description)"]
+            }
+        }
         print("calibrated a rig of \(cameras.count) cameras from \(result.rig.views) of \(inputs.views.count) views")
         for line in RigSummary.lines(for: result.rig) { print(line) }
         for (c, single) in result.single.enumerated() {
             for view in single.views where view.status != .used { print("  not used by \(cameras[c].name): \(view.file): \(view.reason)") }
         }
+        for line in check { print(line) }
         try location.write(result.rig, force: force)
         print("\(location.inStore ? "stored" : "wrote") \(location.shown)")
     }

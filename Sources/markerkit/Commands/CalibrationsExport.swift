@@ -43,7 +43,7 @@ extension Calibrations {
                 guard let chosen = RigFormat(rawValue: format.lowercased()) else {
                     throw MarkerKitError.invalidArgument("a rig is exported as \(RigFormat.names), not '\(format.prefix(40))' (one of its cameras: --camera NAME)")
                 }
-                let files = try chosen.encode(rig, pair: try pairIndices(rig), file: url.lastPathComponent)
+                let files = try chosen.encode(rig, pair: try rig.pair(named: pair), file: url.lastPathComponent)
                 var outputs = OutputFiles()
                 if chosen.perCamera {
                     try OutputFiles.checkDirectoryDestination(url, names: files.map(\.0), force: force)
@@ -62,15 +62,6 @@ extension Calibrations {
             try OutputFiles.checkDestination(url, force: force)
             try OutputFiles.writeProtected(try chosen.encode(c), to: url, force: force)
             print("wrote \(url.relativePath) (\(chosen.rawValue))")
-        }
-
-        private func pairIndices(_ rig: CameraRig) throws -> (Int, Int) {
-            guard let pair else { return (0, 1) }
-            let names = pair.split(separator: ",").map(String.init)
-            guard names.count == 2, let a = rig.cameras.firstIndex(where: { $0.name == names[0] }), let b = rig.cameras.firstIndex(where: { $0.name == names[1] }), a != b else {
-                throw MarkerKitError.invalidArgument("--pair takes two of the rig's cameras, FIRST,SECOND (cameras: \(rig.cameras.map(\.name).joined(separator: ", ")))")
-            }
-            return (a, b)
         }
     }
 }

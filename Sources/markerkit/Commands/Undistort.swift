@@ -4,14 +4,19 @@ import MarkerKit
 
 struct Undistort: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Remove lens distortion from images with a calibration.",
+        abstract: "Remove lens distortion from images with a calibration, or rectify a rig's image pairs.",
         discussion: """
         --alpha 0 keeps only valid pixels (the image is cropped and scaled, no black border); 1 keeps every \
-        pixel of the source (black corners). Output images keep their names, as PNG, in DIR.
+        pixel of the source (black corners). Output images keep their names, as PNG, in DIR. With --rectify and \
+        a rig (calibrate --rig), two inputs, the first camera's image or folder and the second's (folders matched \
+        by name), are rectified so that a point lies on the same row in both (cv::stereoRectify): DIR/CAMERA/NAME.png \
+        for each image and DIR/CAMERA-map.npy, each camera's map (float32, height x width x 2, the source x and y \
+        of each pixel, for cv2.remap).
 
         Examples:
           markerkit undistort --calibration webcam shots/ -o undistorted/
           markerkit undistort --calibration intrinsics.yml photo.jpg -o out/ --alpha 1
+          markerkit undistort --calibration stereo --rectify left01.jpg right01.jpg -o rectified/
         """
     )
 
@@ -19,11 +24,18 @@ struct Undistort: ParsableCommand {
     @Argument(help: "Images or folders of images.") var inputs: [String]
     @Option(name: .shortAndLong, help: ArgumentHelp("Folder for the undistorted images (created when missing).", valueName: "dir")) var output: String
     @Option(help: ArgumentHelp("0 (valid pixels only) to 1 (all source pixels).", valueName: "0..1")) var alpha: Double = 0
+    @Flag(help: "Rectify a rig's pairs: --calibration names a rig, the inputs are its first and second camera's image or folder.") var rectify = false
+    @Option(help: ArgumentHelp("With --rectify, the rig's two cameras, FIRST,SECOND (default: the first two).", valueName: "names")) var pair: String?
     @OptionGroup var forceOption: ForceOption
 
     func run() throws {
+        if rectify { return try runRectify() }
+        if pair != nil { throw ValidationError("--pair goes with --rectify") }
         guard alpha.isFinite, (0...1).contains(alpha) else { throw MarkerKitError.invalidArgument("--alpha \(alpha) is outside 0..1") }
-        let undistorter = try Undistorter(calibration: try CalibrationStore.default.resolve(calibration), alpha: alpha)
+        guard case .camera(let camera) = try CalibrationStore.default.resolveEntry(calibration) else {
+            throw MarkerKitError.invalidArgument("'\(calibration)' is a rig: rectify its pairs with --rectify, or take one camera out with 'calibrations export \(calibration) --camera NAME'")
+        }
+        let undistorter = try Undistorter(calibration: camera, alpha: alpha)
         let catalog = InputCatalog(paths: inputs)
         for line in catalog.notes { note(line) }
         var failures: [MarkerKitError] = catalog.problems

@@ -27,6 +27,12 @@ struct VerifyCalibration: ParsableCommand {
           markerkit verify calibration --views 20 --noise 2 --json calib.json
           markerkit verify calibration --views 20 --board charuco --k1 -0.4
           markerkit verify calibration --uncertainty-seeds 50      # does the projection uncertainty mean what it says?
+          markerkit verify calibration --rig 3 --views 20 --uncertainty-seeds 10   # a rig against OpenCV's stereoCalibrate
+
+        With --rig 2 or 3, a rig of built-in cameras with different lenses and a known baseline and rotation is \
+        rendered (the third camera at 1024x768) and calibrated jointly, beside OpenCV's pipeline (each camera \
+        calibrated, each pair by stereoCalibrate); each camera's pose error is printed with MarkerKit's error over \
+        its own sigma, over --uncertainty-seeds seeds (default 1).
         """
     )
 
@@ -46,6 +52,7 @@ struct VerifyCalibration: ParsableCommand {
     @Option(help: ArgumentHelp("With --uncertainty-seeds: the range of the points checked, with a unit, or inf (default).", valueName: "length|inf"),
             transform: RangeArgument.parse)
     var range: Length?? = nil
+    @Option(help: ArgumentHelp("Render and calibrate a rig of 2 or 3 cameras instead of one camera.", valueName: "n")) var rig: Int?
     @Option(help: ArgumentHelp("Write the figures as JSON.", valueName: "file")) var json: String?
     @OptionGroup var forceOption: ForceOption
 
@@ -53,6 +60,7 @@ struct VerifyCalibration: ParsableCommand {
         try InputRange.check(views, in: RenderLimits.calibrationViews, "--views")
         try InputRange.check(uncertaintySeeds, in: RenderLimits.uncertaintySeeds, "--uncertainty-seeds")
         try checkDegradations(noise: noise, blur: blur)
+        if let rig { return try runRig(cameras: rig) }
         let camera = try replacingK1(k1, of: renderCamera(calibration: calibration, size: size))
         let charuco = try board.map(BoardOptions.renderedCharuco)
         guard camera.imageWidth >= 160, camera.imageHeight >= 120 else {
@@ -70,6 +78,18 @@ struct VerifyCalibration: ParsableCommand {
                 try Interrupt.checkpoint("verify calibration")
             }
         }
+        print(summary.table)
+        if let jsonURL { try writeJSON(summary, to: jsonURL) }
+    }
+
+    private func runRig(cameras: Int) throws {
+        guard calibration == nil, board == nil, k1 == nil else { throw ValidationError("--rig renders its own cameras and chessboard: --calibration, --board and --k1 take one camera") }
+        let jsonURL = try outputFile(json, force: forceOption.force)
+        var verification = try RigVerification(cameras: cameras, views: views, seed: seed)
+        verification.noise = noise
+        verification.blur = blur
+        Interrupt.install()
+        let summary = try verification.run(seeds: max(uncertaintySeeds, 1)) { try Interrupt.checkpoint("verify calibration") }
         print(summary.table)
         if let jsonURL { try writeJSON(summary, to: jsonURL) }
     }
