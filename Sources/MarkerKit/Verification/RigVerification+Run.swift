@@ -26,6 +26,7 @@ extension RigVerification {
         public let noise: Double
         public let blur: Double
         public let rows: [Row]
+        public var board = "9x6 chessboard, 30 mm squares"
 
         static func rms(_ values: [Double]) -> Double { (values.map { $0 * $0 }.reduce(0, +) / Double(max(values.count, 1))).squareRoot() }
         public var translationRMS: Double { Self.rms(rows.map(\.translationError)) }
@@ -39,7 +40,7 @@ extension RigVerification {
         public var translationSigmaRatio: Double { Self.rms(rows.flatMap { $0.ratios.suffix(3) }) }
 
         public var table: String {
-            var lines = ["rig of \(cameras) rendered cameras, \(views) views a seed, noise \(noise), blur \(blur); each camera's pose relative to camera 0 against the truth", ""]
+            var lines = ["rig of \(cameras) rendered cameras, \(views) views a seed of a \(board), noise \(noise), blur \(blur); each camera's pose relative to camera 0 against the truth", ""]
             lines.append("                                 MarkerKit          OpenCV joint       OpenCV default")
             lines.append("seed  camera           views  T err mm  R err °   views  T err mm  R err °   T err mm  R err °   err/sigma (rvec, T)")
             for r in rows {
@@ -54,7 +55,8 @@ extension RigVerification {
             lines.append(String(format: "  OpenCV default (CALIB_FIX_INTRINSIC): T %.4f mm, R %.4f°; MarkerKit / OpenCV %.2f, %.2f", openCVFixedTranslationRMS, openCVFixedRotationRMS,
                                 translationRMS / openCVFixedTranslationRMS, rotationRMS / openCVFixedRotationRMS))
             lines.append(String(format: "error / sigma RMS: rotation %.3f, translation %.3f (1 when MarkerKit's sigma means what it says)", rotationSigmaRatio, translationSigmaRatio))
-            lines.append("OpenCV: corners by cornerSubPix 11 (stereo_calib.cpp), each camera by calibrateCamera, then each pair by stereoCalibrate refining all (joint) or with its default flags (default)")
+            lines.append("OpenCV: " + (board.hasPrefix("ChArUco") ? "MarkerKit's ChArUco corners" : "corners by cornerSubPix 11 (stereo_calib.cpp)")
+                         + ", each camera by calibrateCamera, then each pair by stereoCalibrate refining all (joint) or with its default flags (default)")
             return lines.joined(separator: "\n")
         }
     }
@@ -66,9 +68,12 @@ extension RigVerification {
             var run = try RigVerification(cameras: cameras.count, views: views, seed: seed &+ UInt64(k))
             run.noise = noise
             run.blur = blur
+            run.charuco = charuco
             rows += try run.runOne(checkpoint: checkpoint)
         }
-        return Summary(cameras: cameras.count, views: views, noise: noise, blur: blur, rows: rows)
+        var summary = Summary(cameras: cameras.count, views: views, noise: noise, blur: blur, rows: rows)
+        if let charuco { summary.board = "ChArUco board \(charuco.squaresX)x\(charuco.squaresY), \(Length.format(charuco.square.millimetres)) mm squares (views may leave an image; OpenCV's stereoCalibrate given MarkerKit's corners)" }
+        return summary
     }
 
     func runOne(checkpoint: () throws -> Void) throws -> [Row] {
@@ -83,10 +88,11 @@ extension RigVerification {
                 return RigCalibrator.Camera(name: "cam\(c)", views: views, width: cameras[c].imageWidth, height: cameras[c].imageHeight)
             }
         }
-        let ours = Calibrator(board: board)
+        let ours = Calibrator(target: target)
         let result = try RigCalibrator(calibrator: ours).calibrate(cameras: search(ours), name: "verify")
         try checkpoint()
-        var plain = Calibrator(board: board)
+        // OpenCV's corners for a chessboard (cornerSubPix 11); a ChArUco board's are MarkerKit's for both.
+        var plain = Calibrator(target: target)
         plain.halfWindow = 11
         plain.outlierFactor = .infinity
         plain.maxFocalUncertainty = .infinity

@@ -14,6 +14,12 @@ public struct RigVerification {
     public var noise: Double = 0
     public var blur: Double = 0
     public let board: Checkerboard
+    /// A ChArUco board instead of the chessboard: views may then leave a camera's image, and a camera
+    /// that sees 12 of its corners or more counts.
+    public var charuco: CharucoBoard?
+
+    /// The board the views show.
+    public var target: CalibrationTarget { charuco.map { .charuco($0) } ?? .checkerboard(board) }
 
     /// The built-in rig of `count` cameras (2 or 3): a 1280x720 webcam; a second 1280x720 camera with a
     /// longer, less distorting lens 120 mm to its right, turned 3° in and rolled 0.5°; a third 1024x768 with a
@@ -45,8 +51,10 @@ public struct RigVerification {
     /// whole board. `seen[v][c]` says which cameras see it.
     public func boardPoses() throws -> (poses: [Pose3D], seen: [[Bool]]) {
         var random = SeededRandom(seed: seed)
-        let s = board.square.millimetres
-        let centre = (Double(board.innerColumns - 1) * s / 2, Double(board.innerRows - 1) * s / 2)
+        let target = self.target, s = target.square.millimetres
+        let centre = charuco.map { (Double($0.squaresX) * s / 2, Double($0.squaresY) * s / 2) }
+            ?? (Double(board.innerColumns - 1) * s / 2, Double(board.innerRows - 1) * s / 2)
+        let inner = (0..<(target.innerColumns * target.innerRows)).map(target.point(of:))
         let rig = try CameraRig(name: "truth", cameras: cameras, extrinsics: extrinsics, units: "mm",
                                 extrinsicCovariance: [Double](repeating: 0, count: 36 * (cameras.count - 1) * (cameras.count - 1)), covariance: [],
                                 noise: 0, cameraRMS: cameras.map { _ in 0 }, pairErrors: [], views: 0, calibrationTime: "")
@@ -58,15 +66,22 @@ public struct RigVerification {
             let depth = random.uniform(450...1100), k = Double(poses.count)
             let tilt = (10 + 35 * k / Double(max(views - 1, 1)) + random.uniform(-2...2)) * Double.pi / 180
             let axis = k * 2.399963 + random.uniform(-0.2...0.2), spin = random.uniform(-0.3...0.3)
-            let x = middle[0] + random.uniform(-0.25...0.25) * depth, y = middle[1] + random.uniform(-0.2...0.2) * depth
+            let spread = charuco == nil ? 1.0 : 1.8
+            let x = middle[0] + spread * random.uniform(-0.25...0.25) * depth, y = middle[1] + spread * random.uniform(-0.2...0.2) * depth
             let pose = Pose3D.held(centre: centre, at: (x, y, depth), tilt: tilt, axis: axis, spin: spin)
             let outline: [(Double, Double, Double)] = [(-2 * s, -2 * s, 0), (Double(board.innerColumns + 1) * s, -2 * s, 0),
                                                        (Double(board.innerColumns + 1) * s, Double(board.innerRows + 1) * s, 0),
                                                        (-2 * s, Double(board.innerRows + 1) * s, 0)]
             let whole = try cameras.indices.map { c -> Bool in
                 let camera = cameras[c], inCamera = RigMath.compose(pose, then: extrinsics[c])
-                let corners = try SceneTruth.project(outline, pose: inCamera, camera: camera)
-                return inCamera.tvec[2] > 100 && corners.allSatisfy { $0.x > 2 && $0.y > 2 && $0.x < Double(camera.imageWidth) - 3 && $0.y < Double(camera.imageHeight) - 3 }
+                guard inCamera.tvec[2] > 100 else { return false }
+                func inside(_ p: Point2, _ margin: Double) -> Bool {
+                    p.x > margin && p.y > margin && p.x < Double(camera.imageWidth) - 1 - margin && p.y < Double(camera.imageHeight) - 1 - margin
+                }
+                if charuco != nil {
+                    return try SceneTruth.project(inner, pose: inCamera, camera: camera).filter { inside($0, 10) }.count >= 12
+                }
+                return try SceneTruth.project(outline, pose: inCamera, camera: camera).allSatisfy { inside($0, 2) }
             }
             guard whole.filter({ $0 }).count >= 2, whole[0] || cameras.count > 2 else { continue }
             poses.append(pose)
@@ -89,7 +104,7 @@ public struct RigVerification {
                 d.noise = noise
                 d.blur = blur
                 let scene = Scene(camera: cameras[c], width: cameras[c].imageWidth, height: cameras[c].imageHeight,
-                                  targets: [Target(pattern: .checkerboard(board), pose: RigMath.compose(poses[v], then: extrinsics[c]))],
+                                  targets: [Target(pattern: charuco.map { .charuco($0) } ?? .checkerboard(board), pose: RigMath.compose(poses[v], then: extrinsics[c]))],
                                   degradations: d, seed: sceneSeed)
                 return try renderer.render(scene)
             }

@@ -32,7 +32,8 @@ struct VerifyCalibration: ParsableCommand {
         With --rig 2 or 3, a rig of built-in cameras with different lenses and a known baseline and rotation is \
         rendered (the third camera at 1024x768) and calibrated jointly, beside OpenCV's pipeline (each camera \
         calibrated, each pair by stereoCalibrate); each camera's pose error is printed with MarkerKit's error over \
-        its own sigma, over --uncertainty-seeds seeds (default 1).
+        its own sigma, over --uncertainty-seeds seeds (default 1). With --board charuco the views show a ChArUco \
+        board, which may leave a camera's image: a camera that sees 12 of its corners counts.
         """
     )
 
@@ -83,11 +84,12 @@ struct VerifyCalibration: ParsableCommand {
     }
 
     private func runRig(cameras: Int) throws {
-        guard calibration == nil, board == nil, k1 == nil else { throw ValidationError("--rig renders its own cameras and chessboard: --calibration, --board and --k1 take one camera") }
+        guard calibration == nil, k1 == nil else { throw ValidationError("--rig renders its own cameras: --calibration and --k1 take one camera") }
         let jsonURL = try outputFile(json, force: forceOption.force)
         var verification = try RigVerification(cameras: cameras, views: views, seed: seed)
         verification.noise = noise
         verification.blur = blur
+        verification.charuco = try board.map(BoardOptions.renderedCharuco)
         Interrupt.install()
         let summary = try verification.run(seeds: max(uncertaintySeeds, 1)) { try Interrupt.checkpoint("verify calibration") }
         print(summary.table)
