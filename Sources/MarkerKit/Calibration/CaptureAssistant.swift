@@ -108,6 +108,13 @@ public struct CaptureAssistant {
         return .kept
     }
 
+    /// Takes back the last kept view: a rig's set in which another camera could not keep its view.
+    public mutating func discardLast() {
+        guard let last = kept.popLast() else { return }
+        coveredImageCorners = kept.reduce(into: Set<Int>()) { $0.formUnion(Self.imageCorners($1.corners, width: $1.frame.width, height: $1.frame.height)) }
+        if kept.count < 3 { uncertainty = nil } else { updateUncertainty(width: last.frame.width, height: last.frame.height) }
+    }
+
     /// The image corners (0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left) kept views reached.
     public private(set) var coveredImageCorners = Set<Int>()
 

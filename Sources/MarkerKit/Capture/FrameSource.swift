@@ -7,6 +7,12 @@ public struct SourcedFrame: Sendable {
     public var time: Double
     /// An image file's orientation tag (nil for files without one, videos and cameras).
     public var orientation: ImageOrientation?
+    /// A camera's own timestamp of the frame (the driver's, CLOCK_MONOTONIC seconds, the start of the
+    /// exposure for uvcvideo): comparable between cameras of one machine, unlike `time`. Nil for files.
+    public var stamp: Double?
+
+    /// When the frame was taken, for matching frames of several sources: the driver's timestamp, else `time`.
+    public var instant: Double { stamp ?? time }
 
     public init(source: String, index: Int, frame: Frame, time: Double = 0, orientation: ImageOrientation? = nil) {
         self.source = source

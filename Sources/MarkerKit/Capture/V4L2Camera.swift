@@ -265,6 +265,10 @@ public final class V4L2Camera: FrameSource {
             sourced.source = path
             sourced.index = index
             sourced.time = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            // A monotonic driver timestamp, as uvcvideo gives; other clocks cannot be compared between cameras.
+            let monotonic = buffer.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
+            sourced.stamp = monotonic && (buffer.timestamp.tv_sec != 0 || buffer.timestamp.tv_usec != 0)
+                ? Double(buffer.timestamp.tv_sec) + Double(buffer.timestamp.tv_usec) * 1e-6 : nil
             return true
         }
     }

@@ -13,7 +13,11 @@ struct Capture: ParsableCommand {
         which may leave the image, also how many of the image's corners views reached), and with a display \
         a preview window shows the board as found. It stops at --count \
         or when coverage is full, writes DIR/capture.json (which 'markerkit calibrate DIR' reads), and with \
-        --calibrate NAME calibrates at once. Ctrl-C stops; every saved frame and the log stay.
+        --calibrate NAME calibrates at once. Ctrl-C stops; every saved frame and the log stay. With several \
+        --device (a rig), frames are matched across the cameras by their driver timestamps (a video file's by \
+        its timeline), a set is kept when they lie within --max-gap of each other, the first camera's assistant \
+        keeps its view and every other camera finds the board; each camera's views go to DIR/NAME/ and \
+        'markerkit calibrate --rig DIR/NAME1 DIR/NAME2' (or --calibrate) solves the rig.
 
         Examples:
           markerkit capture --list
@@ -21,11 +25,13 @@ struct Capture: ParsableCommand {
           markerkit capture --device /dev/video0 --out views/ --board board.json --auto --calibrate webcam
           markerkit capture --device C920 --calibration webcam --out more/ --board board.json --auto
           markerkit capture --device recording.mp4 --out views/ --board board.json --auto --count 20
+          markerkit capture --device /dev/video0 --device /dev/video2 --camera-names left,right --out pair/ --board board.json --auto --calibrate stereo
         """
     )
 
     @Flag(help: "List every video device with its formats, sizes, rates and controls.") var list = false
-    @Option(help: ArgumentHelp("A camera (/dev/video0, a /dev/v4l/by-id/ link, or part of its name such as C920), a video file or a folder of images.", valueName: "device")) var device: String?
+    @Option(name: .customLong("device"), help: ArgumentHelp("A camera (/dev/video0, a /dev/v4l/by-id/ link, or part of its name such as C920), a video file or a folder of images; several for a rig.", valueName: "device")) var devices: [String] = []
+    @OptionGroup var rig: RigCaptureOptions
     @OptionGroup var camera: CameraOptions
     @OptionGroup var lock: LockOptions
     @OptionGroup var match: CalibrationMatchOptions
@@ -41,8 +47,9 @@ struct Capture: ParsableCommand {
     @Flag(help: "Replace files that exist in --out, and an existing calibration with --calibrate.") var force = false
 
     func run() throws {
-        if list { return print(device.map { V4L2Device.listing(of: [$0]) } ?? V4L2Device.listing()) }
-        guard let device else { throw MarkerKitError.invalidArgument("give --device (a camera, video file or image folder), or --list") }
+        if list { return print(devices.isEmpty ? V4L2Device.listing() : V4L2Device.listing(of: devices)) }
+        guard let device = devices.first else { throw MarkerKitError.invalidArgument("give --device (a camera, video file or image folder), or --list") }
+        if devices.count > 1 { return try runRig() }
         guard let out else { throw MarkerKitError.invalidArgument("give --out DIR for the saved frames") }
         try InputRange.check(count, in: CaptureSession.counts, "--count")
         if let every { try InputRange.check(every, in: CaptureSession.intervals, "--every") }
