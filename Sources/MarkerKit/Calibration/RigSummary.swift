@@ -9,7 +9,10 @@ public enum RigSummary {
         let source = solved ? counted(rig.views, "view") : "imported, no uncertainty"
         var lines = ["rig \(rig.name): \(rig.cameras.count) cameras (\(names.joined(separator: ", "))), \(source), lengths in\(unit.isEmpty ? " board units" : unit)"]
         for (c, camera) in rig.cameras.enumerated() {
-            lines += CalibrationSummary.lines(for: camera).filter { !$0.contains("calibrated ") }.map { "  " + $0 }
+            // A rig's camera is not stored alone: its uncertainty map is one export away, not one command.
+            let hint = " (calibrations uncertainty \(camera.name))"
+            lines += CalibrationSummary.lines(for: camera).filter { !$0.contains("calibrated ") }
+                .map { "  " + ($0.hasSuffix(hint) ? String($0.dropLast(hint.count)) : $0) }
             guard c > 0 else { continue }
             let s = rig.poseSigma(of: c), t = rig.extrinsics[c].tvec, centre = rig.centre(of: c)
             lines.append(solved

@@ -21,7 +21,7 @@ extension Undistort {
         if inputs.allSatisfy(isFile) {
             images = inputs.map { [URL(fileURLWithPath: $0)] }
         } else {
-            images = try RigInputs(folders: inputs).images
+            images = try RigInputs(folders: inputs, option: "--rectify").images
         }
         let names = [rig.cameras[first].name, rig.cameras[second].name]
         let stems = images[0].map { $0.deletingPathExtension().lastPathComponent }
