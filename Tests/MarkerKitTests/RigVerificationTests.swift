@@ -37,3 +37,25 @@ import Testing
         #expect(throws: MarkerKitError.self) { try RigVerification(cameras: 4, views: 10, seed: 7) }
     }
 }
+
+extension RigVerificationTests {
+    /// `render --clip --rig`: a video per camera with the same frames' instants, the board spec and the true
+    /// rig beside them.
+    @Test func aRigClipHasOneVideoPerCameraAndTheTrueRig() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rig-clip-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let verification = try RigVerification(cameras: 2, views: 3, seed: 7)
+        try verification.writeClip(into: dir, hold: 2, move: 1, force: false)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() == ["board.json", "cam0.avi", "cam1.avi", "truth.yaml"])
+        for c in 0..<2 {
+            var source = try VideoFileSource(url: dir.appendingPathComponent("cam\(c).avi"))
+            var frames = 0
+            while try source.next() != nil { frames += 1 }
+            #expect(frames == 3 * 2 + 2 * 1, "3 views held 2 frames, 1 frame of motion between")
+        }
+        let truth = try CameraRig.read(from: dir.appendingPathComponent("truth.yaml"))
+        #expect(abs(truth.baseline(of: 1) - 120) < 1e-9 && truth.cameras.map(\.imageWidth) == [1280, 1280])
+        #expect(throws: MarkerKitError.self) { try verification.writeClip(into: dir, hold: 2, move: 1, force: false) }
+    }
+}

@@ -25,6 +25,7 @@ struct Render: ParsableCommand {
           markerkit render --clip 20 --size 640x480 -o clip.avi    # then: capture --device clip.avi --auto
           markerkit render --clip 20 --board charuco -o clip.avi   # a ChArUco board leaving the image
           markerkit render --clip 20 --size 640x480 -o clip/       # the same as PNG frames, truth.json beside
+          markerkit render --clip 12 --rig 2 -o rig/               # rig/cam0.avi, rig/cam1.avi, for capture --device x2
           markerkit render --board charuco --count 20 --k1 -0.4 --blur 0.8 -o boards/
           markerkit render --profile phone --count 5 -o phone/
         """
@@ -45,6 +46,8 @@ struct Render: ParsableCommand {
     @Option(help: ArgumentHelp("JPEG quality 1-100 (default: none).", valueName: "quality")) var jpeg: Int?
     @Option(help: ArgumentHelp("Instead of marker images: a video of a 9x6 board (30 mm squares) moved through this many calibration views (2-500), with its board spec beside it.", valueName: "views"))
     var clip: Int?
+    @Option(help: ArgumentHelp("With --clip: a clip per camera of a rendered rig of 2 or 3 cameras (cam0.avi, ..., board.json and the true rig truth.yaml) into the folder -o, for capture with several --device.", valueName: "n"))
+    var rig: Int?
     @Option(help: ArgumentHelp("Views of a ChArUco board: 'charuco' for a 10x7 board (30 mm squares, 22 mm markers) or a ChArUco board spec; with --clip the board leaves the image in every view.", valueName: "charuco|board.json"))
     var board: String?
     @Option(help: ArgumentHelp("With --board: the board bent out of plane, its middle this far off the line between its sides (e.g. 2mm).", valueName: "length"),
@@ -56,6 +59,8 @@ struct Render: ParsableCommand {
 
     func run() throws {
         if bend != nil && (board == nil || clip != nil) { throw MarkerKitError.invalidArgument("--bend goes with --board (without --clip)") }
+        if rig != nil && clip == nil { throw MarkerKitError.invalidArgument("--rig goes with --clip") }
+        if let clip, let rig { return try renderRigClip(views: clip, cameras: rig, charuco: board.map(BoardOptions.renderedCharuco)) }
         if let clip {
             guard !profileOption.isPhone else { throw MarkerKitError.invalidArgument("--clip renders a calibration board: --profile phone does not apply") }
             return try renderClip(views: clip, charuco: board.map(BoardOptions.renderedCharuco))

@@ -32,4 +32,24 @@ extension Render {
         let (_, spec) = try clip.write(to: url, force: forceOption.force)
         print("rendered \(url.relativePath): \(views) views of a \(board), \(camera.imageWidth)x\(camera.imageHeight) at 10 fps (\(lens)); board spec \(spec.relativePath)")
     }
+
+    /// A rig's clips: one video per camera of the built-in rig (verify calibration --rig), frames taken together.
+    func renderRigClip(views: Int, cameras: Int, charuco: CharucoBoard?) throws {
+        try InputRange.check(views, in: RenderLimits.clipViews, "--clip")
+        try checkDegradations(noise: noise ?? 0, blur: blur ?? 0)
+        guard calibration == nil, size == nil, k1 == nil else { throw MarkerKitError.invalidArgument("--rig renders its own cameras: --calibration, --size and --k1 take one camera") }
+        var verification = try RigVerification(cameras: cameras, views: views, seed: seed)
+        verification.noise = noise ?? 0
+        verification.blur = blur ?? 0
+        verification.charuco = charuco
+        let folder = try OutputFolder(output, option: "-o")
+        do {
+            try verification.writeClip(into: folder.url, force: forceOption.force)
+        } catch {
+            folder.removeIfCreated()
+            throw error
+        }
+        let baselines = (1..<cameras).map { c in String(format: "%.1f mm", verification.extrinsics[c].tvec.map { $0 * $0 }.reduce(0, +).squareRoot()) }
+        print("rendered \(views) views of the board before a rig of \(cameras) cameras into \(folder.url.relativePath)/: \(verification.clipFiles.joined(separator: ", ")) (true baselines \(baselines.joined(separator: ", ")))")
+    }
 }
