@@ -73,7 +73,7 @@ import Testing
         (["calibrations", "import", "fisheye12.yaml", "--name", "new"], 65, "unknown model 'unicorn'"),
         (["calibrations", "import", "nan-ros.yaml", "--name", "cam", "--format", "ros"], 65, "NaN"),
         (["calibrations", "import", "Calibrations/cam.yaml", "--name", "cam"], 73, "exists: add --force"),
-        (["calibrations", "import", "bad.json", "--name", "new", "--format", "blender"], 64, "unknown format 'blender'"),
+        (["calibrations", "import", "bad.json", "--name", "new", "--format", "blender"], 64, "'blender' is invalid for '--format <format>'"),
         (["calibrations", "export", "cam", "--format", "kalibr", "-o", "nodir/x.yaml"], 73, "does not exist"),
         (["calibrations", "show", "nosuch"], 66, "no calibration 'nosuch'"),
         (["undistort", "--calibration", "cam", "noboard", "-o", "out", "--alpha", "2"], 64, "--alpha"),

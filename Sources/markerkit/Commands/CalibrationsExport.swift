@@ -27,6 +27,8 @@ extension Calibrations {
         @Option(help: ArgumentHelp("A rig's two cameras for opencv-stereo and ros, FIRST,SECOND.", valueName: "names")) var pair: String?
         @Flag(help: "Replace existing files.") var force = false
 
+        func validate() throws { try Calibrations.checkFormat(format) }
+
         func run() throws {
             let url = URL(fileURLWithPath: output)
             switch try CalibrationStore.default.resolveEntry(name) {
@@ -62,6 +64,16 @@ extension Calibrations {
             try OutputFiles.checkDestination(url, force: force)
             try OutputFiles.writeProtected(try chosen.encode(c), to: url, force: force)
             print("wrote \(url.relativePath) (\(chosen.rawValue))")
+        }
+    }
+}
+
+extension Calibrations {
+    /// A --format that names no camera format and no rig format, refused before anything is read.
+    static func checkFormat(_ format: String?) throws {
+        guard let format else { return }
+        guard CalibrationFormat(rawValue: format.lowercased()) != nil || RigFormat(rawValue: format.lowercased()) != nil else {
+            throw ValidationError("the value '\(format.prefix(40))' is invalid for '--format <format>'. Use one of: \(CalibrationFormat.names) (a camera); \(RigFormat.names) (a rig)")
         }
     }
 }

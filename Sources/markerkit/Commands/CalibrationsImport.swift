@@ -22,12 +22,20 @@ extension Calibrations {
         @Option(help: ArgumentHelp("The format (default: recognised from the extension and content).", valueName: "format")) var format: String?
         @Flag(help: "Replace an existing calibration of that name.") var force = false
 
+        func validate() throws { try Calibrations.checkFormat(format) }
+
         func run() throws {
             let name = try naming("--name: ") { try CalibrationStore.normalized(name: self.name) }
             let urls = files.map { URL(fileURLWithPath: $0) }
             if let rigFormat = try rigFormat(urls) {
                 let inputs = try urls.map { (name: $0.deletingPathExtension().lastPathComponent, data: try MarkerKitError.contents(of: $0, what: "calibration", shown: $0.relativePath)) }
-                var rig = try rigFormat.map { try $0.decode(inputs, rigName: name) } ?? (try CameraRig.read(from: urls[0]))
+                var rig: CameraRig
+                do {
+                    rig = try rigFormat.map { try $0.decode(inputs, rigName: name) } ?? (try CameraRig.read(from: urls[0]))
+                } catch let error as MarkerKitError {
+                    guard case .badInput(let why) = error, let rigFormat else { throw error }
+                    throw MarkerKitError.badInput("rig '\(files.joined(separator: "', '"))' is malformed (\(rigFormat.rawValue)): \(why)")
+                }
                 rig.name = name
                 let location = try CalibrationLocation(name: name)
                 try location.write(rig, force: force)
@@ -46,7 +54,8 @@ extension Calibrations {
         /// nil: one camera; .some(nil): a MarkerKit rig file; .some(format): a rig in that format.
         private func rigFormat(_ urls: [URL]) throws -> RigFormat?? {
             guard !urls.isEmpty else { throw ValidationError("give the file to import") }
-            if let format, let rig = RigFormat(rawValue: format.lowercased()), urls.count > 1 || !rig.perCamera { return .some(rig) }
+            // opencv-stereo is always a rig; ros and mrcal are one when several files are given; a Kalibr camchain when it has cam1.
+            if let format, RigFormat(rawValue: format.lowercased()) == .opencvStereo { return .some(.opencvStereo) }
             let head = try MarkerKitError.contents(of: urls[0], what: "calibration", shown: urls[0].relativePath)
             let text = String(decoding: head.prefix(8192), as: UTF8.self)
             if urls.count > 1 {
@@ -60,7 +69,7 @@ extension Calibrations {
                 if RigStorageFormat.isRig(head) { return .some(nil) }
                 if text.contains("M1") && text.contains("M2") && (text.contains("\nT:") || text.contains("<T ")) { return .some(.opencvStereo) }
             }
-            if format == nil || format == "kalibr", text.contains("cam1:") && text.contains("T_cn_cnm1") { return .some(.kalibr) }
+            if format == nil || format?.lowercased() == "kalibr", text.contains("cam1:") && text.contains("T_cn_cnm1") { return .some(.kalibr) }
             return nil
         }
     }
