@@ -57,7 +57,7 @@ public struct RigCrossValidation: Sendable {
         }
         lines.append(ratio <= 3
             ? String(format: "  the halves agree within their uncertainty (at most %.1f sigma)", ratio)
-            : String(format: "  the halves differ by %.1f sigma: the cameras moved relative to each other while the views were taken, their frames were not taken at the same instant while the board moved, or a lens model is too lean (try --model opencv8 or fisheye)", ratio))
+            : String(format: "  the halves differ by %.1f sigma: the cameras moved relative to each other while the views were taken, their frames were not taken at the same instant while the board moved, or a lens model is too lean (try the opencv8 or fisheye lens model)", ratio))
         return lines
     }
 }

@@ -12,26 +12,27 @@ public struct RigInputs: Sendable {
     public let views: [String]
     public let images: [[URL]]
 
-    /// `option` names the flag the folders came with, for messages (`--rig`, `--rectify`).
-    public init(folders: [String], option: String = "--rig") throws {
+    /// `option` names what the folders came with, put before messages ("" for nothing).
+    public init(folders: [String], option: String = "") throws {
+        let option = option.isEmpty ? "" : option + ": "
         guard folders.count >= 2 else {
-            throw MarkerKitError.invalidArgument("\(option) takes one folder per camera, 2 or more (given \(folders.count))")
+            throw MarkerKitError.invalidArgument("\(option)one folder per camera, 2 or more (given \(folders.count))")
         }
         var keyed: [[String: URL]] = []
         var cameras: [(String, String)] = []
         for folder in folders {
             guard PathKind.of(folder) == .folder else {
-                throw MarkerKitError.missingInput("\(option): '\(folder)' is not a folder (one folder of images per camera)")
+                throw MarkerKitError.missingInput("\(option)'\(folder)' is not a folder (one folder of images per camera)")
             }
             let catalog = InputCatalog(paths: [folder])
             if let problem = catalog.problems.first { throw problem }
             let urls = catalog.items.compactMap { item -> URL? in if case .image(let url) = item { return url } else { return nil } }
-            guard !urls.isEmpty else { throw MarkerKitError.missingInput("\(option): no images in '\(folder)'") }
+            guard !urls.isEmpty else { throw MarkerKitError.missingInput("\(option)no images in '\(folder)'") }
             let keys = Self.keys(for: urls.map { $0.deletingPathExtension().lastPathComponent })
             var byKey: [String: URL] = [:]
             for (key, url) in zip(keys, urls) {
                 if let other = byKey[key] {
-                    throw MarkerKitError.badInput("\(option): '\(other.lastPathComponent)' and '\(url.lastPathComponent)' in '\(folder)' are both view '\(key)'")
+                    throw MarkerKitError.badInput("\(option)'\(other.lastPathComponent)' and '\(url.lastPathComponent)' in '\(folder)' are both view '\(key)'")
                 }
                 byKey[key] = url
             }
@@ -45,7 +46,7 @@ public struct RigInputs: Sendable {
             guard missing.isEmpty else {
                 let owner = keyed.firstIndex { $0[missing[0]] != nil }!
                 let example = keyed[owner][missing[0]]!.lastPathComponent
-                throw MarkerKitError.badInput("\(option): \(counted(missing.count, "image")) of the other folders have no partner in '\(folders[index])' (first: '\(example)' of '\(folders[owner])', view '\(missing[0])'): each view needs an image from every camera, named alike")
+                throw MarkerKitError.badInput("\(option)\(counted(missing.count, "image")) of the other folders have no partner in '\(folders[index])' (first: '\(example)' of '\(folders[owner])', view '\(missing[0])'): each view needs an image from every camera, named alike")
             }
         }
         var names = Set<String>()

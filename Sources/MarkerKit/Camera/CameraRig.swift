@@ -136,7 +136,7 @@ extension CameraRig {
         guard let text else { return (0, 1) }
         let names = text.split(separator: ",").map(String.init)
         guard names.count == 2, let a = cameras.firstIndex(where: { $0.name == names[0] }), let b = cameras.firstIndex(where: { $0.name == names[1] }), a != b else {
-            throw MarkerKitError.invalidArgument("--pair takes two of the rig's cameras, FIRST,SECOND (cameras: \(cameras.map(\.name).joined(separator: ", ")))")
+            throw MarkerKitError.invalidArgument("a pair is two of the rig's cameras, FIRST,SECOND (cameras: \(cameras.map(\.name).joined(separator: ", ")))")
         }
         return (a, b)
     }

@@ -25,7 +25,7 @@ public struct TriangulationUncertainty: Sendable {
         guard distance.isFinite, distance > 0 else { throw MarkerKitError.invalidArgument("the distance must be positive and finite") }
         let size = CameraRig.covarianceSize(rig.cameras)
         guard rig.covariance.count == size * size, rig.covariance.contains(where: { $0 != 0 }) else {
-            throw MarkerKitError.badInput("rig '\(rig.name)' has no covariance (an import): its uncertainty comes with 'markerkit calibrate --rig'")
+            throw MarkerKitError.badInput("rig '\(rig.name)' has no covariance (an import): only a rig MarkerKit calibrated carries its uncertainty")
         }
         let parameters = RigParameters(rig)
         let a = rig.centre(of: first), b = rig.centre(of: second)

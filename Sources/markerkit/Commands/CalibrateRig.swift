@@ -16,7 +16,7 @@ extension Calibrate {
             throw MarkerKitError.cannotWrite("cannot write '\(location.shown)': a rig is written as .yaml or .xml (other formats: markerkit calibrations export)")
         }
         try location.checkDestination(force: force)
-        let inputs = try RigInputs(folders: self.inputs)
+        let inputs = try RigInputs(folders: self.inputs, option: "--rig")
         let names = given ?? inputs.cameras.map(\.name)
         var calibrator = Calibrator(target: target)
         try lens.apply(to: &calibrator)

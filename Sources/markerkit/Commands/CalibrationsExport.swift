@@ -45,7 +45,7 @@ extension Calibrations {
                 guard let chosen = RigFormat(rawValue: format.lowercased()) else {
                     throw MarkerKitError.invalidArgument("a rig is exported as \(RigFormat.names), not '\(format.prefix(40))' (one of its cameras: --camera NAME)")
                 }
-                let files = try chosen.encode(rig, pair: try rig.pair(named: pair), file: url.lastPathComponent)
+                let files = try chosen.encode(rig, pair: try naming("--pair: ") { try rig.pair(named: pair) }, file: url.lastPathComponent)
                 var outputs = OutputFiles()
                 if chosen.perCamera {
                     try OutputFiles.checkDirectoryDestination(url, names: files.map(\.0), force: force)

@@ -8,7 +8,7 @@ extension Undistort {
     func runRectify() throws {
         guard alpha.isFinite, (0...1).contains(alpha) else { throw MarkerKitError.invalidArgument("--alpha \(alpha) is outside 0..1") }
         let rig = try CalibrationStore.default.resolveRig(calibration)
-        let (first, second) = try rig.pair(named: pair)
+        let (first, second) = try naming("--pair: ") { try rig.pair(named: pair) }
         let rectification = try StereoRectification(rig: rig, first: first, second: second, alpha: alpha)
         guard inputs.count == 2 else {
             throw MarkerKitError.invalidArgument("--rectify takes two inputs, the first camera's image or folder and the second's (given \(inputs.count))")

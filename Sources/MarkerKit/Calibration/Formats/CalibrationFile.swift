@@ -9,7 +9,7 @@ extension CameraCalibration {
         let name = url.deletingPathExtension().lastPathComponent
         let chosen = format ?? CalibrationFormat.guess(url: url, data: data)
         if RigStorageFormat.isRig(data) {
-            throw MarkerKitError.badInput("'\(shown)' is a rig of cameras, not one camera: take one out with 'markerkit calibrations export \(name) --camera NAME'")
+            throw MarkerKitError.badInput("'\(shown)' is a rig of cameras, not one camera: export one of its cameras with 'markerkit calibrations export'")
         }
         do {
             return try chosen.decode(data, name: name)
@@ -27,7 +27,7 @@ extension CameraRig {
         let shown = shown ?? url.relativePath
         let data = try MarkerKitError.contents(of: url, what: "calibration", shown: shown)
         guard RigStorageFormat.isRig(data) else {
-            throw MarkerKitError.badInput("'\(shown)' is one camera's calibration, not a rig (a rig comes from 'markerkit calibrate --rig')")
+            throw MarkerKitError.badInput("'\(shown)' is one camera's calibration, not a rig (a rig comes from calibrating one folder per camera together)")
         }
         do {
             return try RigStorageFormat.decode(data, name: url.deletingPathExtension().lastPathComponent)
@@ -45,7 +45,7 @@ extension CalibrationStore {
         }
         guard let stored = storedFile(for: nameOrPath) else {
             let rigs = names().filter { isRig(named: $0) }
-            throw MarkerKitError.missingInput("no rig '\(Self.shown(name: nameOrPath))' in \(shownDirectory)" + (rigs.isEmpty ? " (rigs come from 'markerkit calibrate --rig')" : " (rigs: \(rigs.joined(separator: ", ")))"))
+            throw MarkerKitError.missingInput("no rig '\(Self.shown(name: nameOrPath))' in \(shownDirectory)" + (rigs.isEmpty ? " (rigs come from calibrating one folder per camera together)" : " (rigs: \(rigs.joined(separator: ", ")))"))
         }
         return try CameraRig.read(from: stored, shown: shown(stored))
     }
