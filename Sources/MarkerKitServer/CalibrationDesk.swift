@@ -17,6 +17,8 @@ public final class CalibrationDesk: @unchecked Sendable {
         public let formats: [Format]
         /// The verdict ("good", "usable in the centre", "not usable"), why, and what to do (also in `lines`).
         public let verdict: Verdict?
+        /// A rig of cameras (no PDF report; its exports are the rig formats).
+        public var rig = false
     }
 
     public struct Verdict: Codable, Sendable {
@@ -39,12 +41,20 @@ public final class CalibrationDesk: @unchecked Sendable {
         public let rms: Double?
         public let views: Int?
         public let problem: String?
+        /// A rig's cameras and the baseline of its first two (units).
+        public var cameras: [String]? = nil
+        public var baseline: Double? = nil
+        public var units: String? = nil
+        /// A rig's formats that are one file and can carry it.
+        public var formats: [String]? = nil
     }
 
     public let store: CalibrationStore
     public let target: CalibrationTarget?
     private let lock = NSLock()
     private var result: Calibrator.Result?
+    /// The last calibration of a rig (`RigStation`'s sets); the last calibrate makes one of the two current.
+    private var rigResult: RigCalibrator.Result?
     private var busy = false
     /// The name the last calibration was stored under.
     private var name = CalibrationStore.defaultName
@@ -55,15 +65,23 @@ public final class CalibrationDesk: @unchecked Sendable {
         self.target = target
     }
 
-    /// Calibrates from `views` (the kept views' files) with the lens model named; one calibration at a time.
-    public func calibrate(views: [URL], model: String?) throws -> Summary {
+    /// Calibrates from the kept views (one camera's or a rig's sets) with the lens model named; one
+    /// calibration at a time.
+    public func calibrate(_ kept: KeptViews, model: String?) throws -> Summary {
         guard let target else { throw MarkerKitError.invalidArgument("calibrating needs a board: this server was started without a board spec") }
-        guard !views.isEmpty else { throw MarkerKitError.invalidArgument("no views kept yet: hold the board in front of the camera, or press keep view") }
+        guard kept.count > 0 else { throw MarkerKitError.invalidArgument("no views kept yet: hold the board in front of the camera, or press keep view") }
         try lock.withLock {
             guard !busy else { throw ServerRefusal.busy("a calibration is running already") }
             busy = true
         }
         defer { lock.withLock { busy = false } }
+        switch kept {
+        case .camera(let views): return try calibrate(views: views, target: target, model: model)
+        case .rig(let names, let views): return try calibrateRig(names: names, views: views, target: target, model: model)
+        }
+    }
+
+    private func calibrate(views: [URL], target: CalibrationTarget, model: String?) throws -> Summary {
         var job = CalibrationJob(target: target, images: views, name: CalibrationStore.defaultName)
         // The camera's state is in the log beside the views (written with each view).
         job.camera = try? CaptureLog.read(from: views[0].deletingLastPathComponent().appendingPathComponent("capture.json")).log.camera
@@ -73,6 +91,7 @@ public final class CalibrationDesk: @unchecked Sendable {
         let result = try job.run()
         lock.withLock {
             self.result = result
+            rigResult = nil
             name = result.calibration.name
         }
         return summary(result, images: views.count)
@@ -93,8 +112,31 @@ public final class CalibrationDesk: @unchecked Sendable {
     }
 
     private func current() throws -> Calibrator.Result {
-        guard let result = lock.withLock({ result }) else { throw ServerRefusal.notFound("no calibration yet: press calibrate first") }
+        guard let result = lock.withLock({ result }) else {
+            if lock.withLock({ rigResult }) != nil { throw ServerRefusal.notFound("the last calibration is a rig's") }
+            throw ServerRefusal.notFound("no calibration yet: press calibrate first")
+        }
         return result
+    }
+
+    /// Makes a rig's calibration the current one.
+    func setCurrent(rig: RigCalibrator.Result) {
+        lock.withLock {
+            rigResult = rig
+            result = nil
+            name = rig.rig.name
+        }
+    }
+
+    /// The last calibration when it is a rig's, under the name it was stored as; nil when it is one camera's.
+    func currentRig() throws -> CameraRig? {
+        let current: (rig: CameraRig?, camera: Bool, name: String) = lock.withLock { (rigResult?.rig, result != nil, name) }
+        guard var rig = current.rig else {
+            if !current.camera { throw ServerRefusal.notFound("no calibration yet: press calibrate first") }
+            return nil
+        }
+        rig.name = current.name
+        return rig
     }
 
     /// The last calibration, under the name it was stored as.
@@ -106,11 +148,13 @@ public final class CalibrationDesk: @unchecked Sendable {
 
     /// The report of the last calibration (PDF, as `calibrate --report`).
     public func report() throws -> Data {
-        try CalibrationReport(result: try current()).document().render(as: .pdf, dpi: 150)[0]
+        if lock.withLock({ rigResult }) != nil { throw ServerRefusal.notFound("a rig has no PDF report: its figures are in the summary") }
+        return try CalibrationReport(result: try current()).document().render(as: .pdf, dpi: 150)[0]
     }
 
     /// The last calibration in a format (`calibrations export`), with its file name.
     public func export(format name: String) throws -> (name: String, data: Data) {
+        if let rig = try currentRig() { return try Self.export(rig, format: name) }
         let format = try CalibrationFormat(name: name)
         let calibration = try currentCalibration()
         return ("\(calibration.name).\(format.rawValue).\(format.fileExtension)", try format.encode(calibration))
@@ -119,22 +163,32 @@ public final class CalibrationDesk: @unchecked Sendable {
     /// Stores the last calibration under `name` (checked as the CLI checks it); an existing one only with `force`.
     public func store(name: String, force: Bool) throws -> URL {
         let name = try CalibrationStore.normalized(name: name)
-        var calibration = try currentCalibration()
-        calibration.name = name
         let location = try CalibrationLocation(name: name, in: store)
-        try location.checkDestination(force: force)
-        try location.write(calibration, force: force)
+        if var rig = try currentRig() {
+            rig.name = name
+            try location.checkDestination(force: force)
+            try location.write(rig, force: force)
+        } else {
+            var calibration = try currentCalibration()
+            calibration.name = name
+            try location.checkDestination(force: force)
+            try location.write(calibration, force: force)
+        }
         lock.withLock { self.name = name }
         return location.url
     }
 
     /// The last calibration as `calibrations show` prints it, under the name it was stored as.
-    public func summaryLines() throws -> [String] { CalibrationSummary.lines(for: try currentCalibration()) }
+    public func summaryLines() throws -> [String] {
+        if let rig = try currentRig() { return RigSummary.lines(for: rig) }
+        return CalibrationSummary.lines(for: try currentCalibration())
+    }
 
     /// Every stored calibration.
     public func stored() -> [Stored] {
         store.names().map { name in
             do {
+                if store.isRig(named: name) { return try Self.stored(rig: store.resolveRig(name), name: name) }
                 let c = try store.resolve(name) // a listed name is a bare name: found in the store only
                 return Stored(name: name, model: c.model.rawValue, width: c.imageWidth, height: c.imageHeight, fx: c.fx, fy: c.fy,
                               rms: c.provenance?.rms, views: c.provenance?.views, problem: nil)
@@ -149,6 +203,7 @@ public final class CalibrationDesk: @unchecked Sendable {
     public func export(stored name: String, format formatName: String) throws -> (name: String, data: Data) {
         let name = try CalibrationStore.normalized(name: name)
         guard let file = store.storedFile(for: name) else { throw ServerRefusal.notFound("no calibration named '\(name)' in the store") }
+        if store.isRig(named: name) { return try Self.export(try CameraRig.read(from: file, shown: store.shown(file)), format: formatName) }
         let format = try CalibrationFormat(name: formatName)
         return ("\(name).\(format.rawValue).\(format.fileExtension)", try format.encode(try CameraCalibration.read(from: file, shown: store.shown(file))))
     }

@@ -8,7 +8,7 @@ import MarkerKit
 /// assistant's state) and ask it to keep a view. A video or image folder is played at its own pace, so
 /// that it looks live, and every frame is considered, so that the views kept are those `capture --auto`
 /// keeps from it.
-public final class CameraStation: @unchecked Sendable {
+public final class CameraStation: Station, @unchecked Sendable {
     public struct Configuration: Sendable {
         public var device: String
         public var options = FrameSources.Options()
@@ -32,17 +32,12 @@ public final class CameraStation: @unchecked Sendable {
     private let feed: FrameFeed
     private let lock = NSLock()
     private var state: StationStatus
-    private var picture: (sequence: Int, frame: Frame)?
-    private var encoded: (sequence: Int, jpeg: Data)?
+    private let latest = LatestPicture()
     private var thumbnails: [Data] = []
     private var saved: [URL] = []
     /// The view being saved (its thumbnail and sharpness), listed once the session has saved it.
     private var pending: (thumbnail: Data, sharpness: Double?)?
-    private var keepRequested = false
-    private var stopping = false
-    private let finished = DispatchSemaphore(value: 0)
-    private var started = false
-    private var audience = false
+    private let thread = StationThread()
 
     /// Opens the device and checks the views' folder (which must exist); fails at once (no thread
     /// started) when either cannot be used.
@@ -64,34 +59,18 @@ public final class CameraStation: @unchecked Sendable {
     }
 
     /// Starts the reading thread.
-    public func start() {
-        lock.withLock { started = true }
-        let thread = Thread { [self] in
-            run()
-            finished.signal()
-        }
-        thread.name = "markerkit serve camera"
-        thread.start()
-    }
+    public func start() { thread.start(name: "markerkit serve camera") { [self] in run() } }
 
     /// Stops the reading thread and releases the device; waits at most `timeout` seconds for the thread.
-    /// A view being saved is saved whole (files are written atomically) or not at all.
     @discardableResult
-    public func stop(timeout: Double = 1) -> Bool {
-        let wasStarted = lock.withLock { stopping = true; return started }
-        feed.stop()
-        guard wasStarted else { return true }
-        let done = finished.wait(timeout: .now() + timeout) == .success
-        if done { finished.signal() } // a second stop returns at once
-        return done
-    }
+    public func stop(timeout: Double) -> Bool { thread.stop(timeout: timeout) { feed.stop() } }
 
     /// A page (or any client the server lets in) has come: a video file or image folder starts playing
     /// now, so that nothing of it goes by before anyone watches (a camera streams from the start).
-    public func audienceArrived() { lock.withLock { audience = true } }
+    public func audienceArrived() { thread.audienceArrived() }
 
     /// The next frame a browser sees is kept as a view (with a board: when the board is found in it and sharp).
-    public func requestKeep() { lock.withLock { keepRequested = true } }
+    public func requestKeep() { thread.requestKeep() }
 
     public var status: StationStatus { lock.withLock { state } }
 
@@ -104,20 +83,15 @@ public final class CameraStation: @unchecked Sendable {
     /// A kept view's thumbnail (JPEG, 160 px wide).
     public func thumbnail(_ index: Int) -> Data? { lock.withLock { thumbnails.indices.contains(index) ? thumbnails[index] : nil } }
 
+    public var kept: KeptViews { .camera(savedViews) }
+
     /// The newest picture as JPEG with its sequence number, when it is newer than `sequence`; each
     /// picture is encoded once, however many browsers watch.
-    public func picture(after sequence: Int) throws -> (sequence: Int, jpeg: Data)? {
-        let (current, cached) = lock.withLock { (picture, encoded) }
-        guard let current, current.sequence > sequence else { return nil }
-        if let cached, cached.sequence == current.sequence { return cached }
-        let jpeg = try current.frame.encoded(as: "jpg")
-        lock.withLock { if (encoded?.sequence ?? -1) < current.sequence { encoded = (current.sequence, jpeg) } }
-        return (current.sequence, jpeg)
-    }
+    public func picture(after sequence: Int) throws -> (sequence: Int, jpeg: Data)? { try latest.picture(after: sequence) }
 
     // MARK: The reading thread
 
-    private var shouldStop: Bool { lock.withLock { stopping } }
+    private var shouldStop: Bool { thread.isStopping }
 
     /// Whether the station was told to stop (the server is stopping).
     public var isStopping: Bool { shouldStop }
@@ -130,10 +104,10 @@ public final class CameraStation: @unchecked Sendable {
             defer { keptByTheSession = session.log.images.count }
             if !isCamera {
                 setPhase("waiting for a page")
-                while !shouldStop && !lock.withLock({ audience }) { Thread.sleep(forTimeInterval: 0.02) }
+                thread.waitForAudience()
             }
             setPhase("capturing")
-            let outcome = try session.run(feed: feed, shouldStop: { shouldStop }, request: { lock.withLock { defer { keepRequested = false }; return keepRequested } },
+            let outcome = try session.run(feed: feed, shouldStop: { shouldStop }, request: { thread.takeKeepRequest() },
                                 onUpdate: { update in
                                     try publish(update)
                                     pace.wait(until: update.frame.time, stop: { shouldStop })
@@ -207,8 +181,8 @@ public final class CameraStation: @unchecked Sendable {
             markerCount = result.markers.count
         }
         try CaptureOverlay.draw(on: &frame, corners: corners, saving: saving, uncertainty: uncertainty)
+        latest.publish(frame)
         lock.withLock {
-            picture = ((picture?.sequence ?? 0) + 1, frame)
             state.width = frame.width
             state.height = frame.height
             state.frames = feed.processed

@@ -18,7 +18,7 @@ struct LiveSocket {
         var status: StationStatus?
     }
 
-    let station: CameraStation
+    let station: any Station
     let lease: ControlLease
 
     func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {

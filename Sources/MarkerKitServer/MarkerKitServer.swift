@@ -34,14 +34,14 @@ public struct ServerSettings: Sendable {
 /// calibration desk. Ctrl-C or SIGTERM stops it: open connections get half a second, the camera is
 /// released, and nothing is left half-written (every file is written whole or not at all).
 public struct MarkerKitServer: Sendable {
-    public let station: CameraStation
+    public let station: any Station
     public let desk: CalibrationDesk
     public let settings: ServerSettings
     /// The address listened on, resolved: whether the page needs the secret depends on it.
     public let address: ListenAddress
     private let page: WebPage
 
-    public init(station: CameraStation, desk: CalibrationDesk, settings: ServerSettings) throws {
+    public init(station: any Station, desk: CalibrationDesk, settings: ServerSettings) throws {
         self.station = station
         self.desk = desk
         self.settings = settings
@@ -104,7 +104,7 @@ public struct MarkerKitServer: Sendable {
 /// The camera's reading thread as a service of the server: started with it, and stopped first when it
 /// stops (a service group stops its services last to first), so that live sockets end at once.
 struct StationService: Service {
-    let station: CameraStation
+    let station: any Station
 
     func run() async throws {
         station.start()

@@ -9,7 +9,7 @@ import NIOCore
 /// calls. Acting routes (keep, calibrate, store) are for the page that controls the camera.
 struct ServerRoutes {
     let page: WebPage
-    let station: CameraStation
+    let station: any Station
     let desk: CalibrationDesk
     let lease: ControlLease
     let settings: ServerSettings
@@ -41,13 +41,14 @@ struct ServerRoutes {
         router.post("/api/keep") { request, _ in
             try mayAct(request)
             station.requestKeep()
-            return Response.json(["asked": "the next frame is kept when the board is found in it and sharp"])
+            return Response.json(["asked": station.status.rig == nil ? "the next frame is kept when the board is found in it and sharp"
+                                                                      : "the next set is kept when every camera finds the board in it sharp"])
         }
         router.post("/api/calibrate") { request, _ in
             try mayAct(request)
             let body = try await decode(CalibrateBody.self, request)
-            let views = station.savedViews
-            return Response.json(try await Blocking.run { try desk.calibrate(views: views, model: body.model) })
+            let kept = station.kept
+            return Response.json(try await Blocking.run { try desk.calibrate(kept, model: body.model) })
         }
         router.post("/api/store") { request, _ in
             try mayAct(request)
@@ -114,7 +115,7 @@ struct ServerRoutes {
 /// Tells the station that someone is watching, on every request the access guard let in (a video file
 /// plays from the first page or API call, not from the server's start).
 struct Audience<Context: RequestContext>: RouterMiddleware {
-    let station: CameraStation
+    let station: any Station
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         station.audienceArrived()

@@ -30,6 +30,33 @@ public struct StationStatus: Codable, Sendable {
         }
     }
 
+    /// A rig's cameras (`serve` with several `--device`): each camera's verdict and coverage, the gap
+    /// between the frames of the last matched set, and how sure a rig from the sets so far is of each
+    /// camera's place relative to the first.
+    public struct Rig: Codable, Sendable {
+        public struct Camera: Codable, Sendable {
+            public let name: String
+            public let device: String
+            public var width = 0, height = 0
+            public var verdict: String?
+            public var corners: Int?
+            public var coverage: [Coverage] = []
+        }
+
+        public var cameras: [Camera]
+        /// The largest gap a set may have, the last matched frames' gap (s), and the frames passed over
+        /// so far as further apart.
+        public let maxGap: Double
+        public var gap: Double?
+        public var unmatched = 0
+        public var pairs: [RigPairState] = []
+
+        init(cameras: [Camera], maxGap: Double) {
+            self.cameras = cameras
+            self.maxGap = maxGap
+        }
+    }
+
     public var device: String
     /// starting, capturing, watching (the views are in; the picture goes on), ended (the video or camera
     /// stopped), stopped (the server is stopping), disconnected (the camera went away; the page
@@ -57,6 +84,7 @@ public struct StationStatus: Codable, Sendable {
     public var markers: Int?
     public var coverage: [Coverage] = []
     public var uncertainty: Uncertainty?
+    public var rig: Rig?
 
     init(device: String, directory: String, count: Int, board: String?, untilSigma: Double?) {
         self.device = device

@@ -32,6 +32,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         try Self.board(in: dir)
         for (name, folder) in Self.sides { try Self.video(folder, to: dir.appendingPathComponent("\(name).avi"), frames: 10) }
+        // An empty folder made beforehand is a folder to capture into (it was refused: no 'pairs/left' to check).
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("pairs"), withIntermediateDirectories: true)
         let capture = try CLI.run(["capture", "--device", "left.avi", "--device", "right.avi", "--camera-names", "left,right", "--board", "board.json",
                                    "--auto", "--out", "pairs", "--calibrate", "stereo"], in: dir)
         #expect(capture.status == 0, "\(capture.stderr)")
@@ -39,6 +41,11 @@ import Testing
         #expect(saved >= 6, "\(capture.stdout)")
         #expect(capture.stdout.contains("largest gap in a set 0.0 ms"))
         #expect(capture.stdout.contains("pose from left: baseline 83."), "\(capture.stdout)")
+        // The pair's sigma from the sets kept, as the capture goes: the joint solve's, on the capture's corners.
+        let pair = try #require(capture.stdout.firstMatch(of: /left-right: baseline ([0-9.]+) ± ([0-9.]+) mm, direction ± ([0-9.]+)°, rotation ± ([0-9.]+)° \((\d+) sets\)/),
+                                "\(capture.stdout)")
+        #expect(abs(Double(pair.1)! - 83.2) < 0.5 && Double(pair.2)! > 0 && Double(pair.2)! < 0.5 && Int(pair.5)! == saved, "\(pair.0)")
+        print("measured: rig capture of the sample pair: \(pair.0)")
         #expect(try files(in: dir.appendingPathComponent("pairs")) == ["left", "rig.json", "right"])
         #expect(try files(in: dir.appendingPathComponent("pairs/left")) == files(in: dir.appendingPathComponent("pairs/right")))
         // The folders calibrate again by hand, as the capture says.
@@ -95,6 +102,13 @@ import Testing
         (["capture", "--device", "a.avi", "--device", "b.avi", "--board", "board.json", "--auto", "--out", "x", "--max-gap", "1e308s"], 64, "outside 0-1 s"),
         (["capture", "--device", "a.avi", "--device", "b.avi", "--board", "board.json", "--auto", "--out", "x", "--camera-names", "l"], 64, "--camera-names takes 2"),
         (["capture", "--device", "a.avi", "--device", "missing.avi", "--board", "board.json", "--auto", "--out", "x"], 66, "missing.avi"),
+        // serve with several --device: refused before it listens, its views folder not left behind.
+        (["serve", "--device", "a.avi", "--device", "a.avi", "--out", "x"], 64, "give --board board.json"),
+        (["serve", "--device", "a.avi", "--device", "a.avi", "--board", "board.json", "--out", "x", "--camera-names", "l"], 64, "--camera-names takes 2"),
+        (["serve", "--device", "a.avi", "--device", "missing.avi", "--board", "board.json", "--out", "x"], 66, "missing.avi"),
+        (["serve", "--device", "a.avi", "--device", "a.avi", "--board", "board.json", "--out", "x", "--until-sigma", "0.3px"], 64, "--until-sigma takes one camera"),
+        (["serve", "--device", "a.avi", "--device", "a.avi", "--board", "board.json", "--out", "x", "--max-gap", "5"], 64, "has no unit"),
+        (["serve", "--device", "a.avi", "--board", "board.json", "--out", "x", "--camera-names", "l,r"], 64, "go with several --device"),
     ]
 
     @Test(arguments: 0..<badCases.count)

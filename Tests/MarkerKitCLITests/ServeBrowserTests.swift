@@ -47,6 +47,12 @@ import Testing
         let action = { (try? browser.text("#action")) ?? "" }
         #expect(try browser.wait(60, until: "!document.getElementById('result').hidden"), "a result: \(action())")
         #expect(try browser.text("#summary").contains("RMS reprojection error"))
+        // The verdict stands above the summary (it went into the assistant's line, which shares its id, and was overwritten).
+        let ids = try browser.run("return [...document.querySelectorAll('[id]')].map(e => e.id)") as? [String] ?? []
+        #expect(Set(ids).count == ids.count, "every id once: \(ids)")
+        Thread.sleep(forTimeInterval: 1.5) // a status or two later
+        let grade = try browser.text("#grade")
+        #expect(["good:", "usable in the centre:", "not usable:"].contains { grade.hasPrefix($0) } && grade.contains("uncertain"), "the verdict: \(grade)")
         try browser.type("#store-name", "browser")
         try browser.click("#store-form button")
         #expect(try browser.wait(20, until: "document.getElementById('action').textContent.includes('stored browser.yaml')"), "\(action())")

@@ -108,6 +108,12 @@ public struct CaptureAssistant {
         return .kept
     }
 
+    /// The board's corners in a frame, found as `consider` finds them, without keeping or remembering
+    /// anything: what a rig's other cameras show while the first waits for a still, new view.
+    public func corners(in sourced: SourcedFrame) throws -> [Point2]? {
+        try findBoard(in: try Grayscale.image(from: sourced.frame))?.0
+    }
+
     /// Takes back the last kept view: a rig's set in which another camera could not keep its view.
     public mutating func discardLast() {
         guard let last = kept.popLast() else { return }

@@ -37,6 +37,13 @@ public struct RigCaptureSession {
         public let count: Int
         /// Each camera's coverage (x, y, size, skew; with a ChArUco board the image corners too).
         public let coverage: [[Double]]
+        /// Each camera's board corners in its frame (nil where the board was not found).
+        public let corners: [[Point2]?]
+        /// Frames passed over so far because the cameras' frames were further apart than the gap allows.
+        public let unmatched: Int
+        /// Each camera's place relative to the first as sure as a rig from the sets kept so far makes it
+        /// (from 3 sets on).
+        public let pairs: [RigPairState]
     }
 
     public struct Outcome {
@@ -54,6 +61,12 @@ public struct RigCaptureSession {
     public private(set) var log: Log
     private var cameraLogs: [CaptureLog]
     private var assistants: [CaptureAssistant]
+    private let target: CalibrationTarget
+    /// Whether every camera's board is found in every matched set, to be shown (a page's live pictures);
+    /// otherwise the other cameras' only when the first keeps its view.
+    public var findsEveryBoard = false
+    /// The pairs' state after the last set kept.
+    public private(set) var pairs: [RigPairState] = []
 
     public init(directory: URL, names: [String], devices: [String], target: CalibrationTarget, count: Int, maxGap: Double) throws {
         guard names.count >= 2, names.count == devices.count, Set(names).count == names.count else {
@@ -63,6 +76,7 @@ public struct RigCaptureSession {
         guard maxGap.isFinite, maxGap > 0, maxGap <= 1 else { throw MarkerKitError.invalidArgument("the largest gap between a set's frames must be above 0 and at most 1 s") }
         self.directory = directory
         self.count = count
+        self.target = target
         log = Log(cameras: names, devices: devices, maxGap: maxGap)
         cameraLogs = devices.map { CaptureLog(source: $0, target: target) }
         var settings = CaptureAssistant.Settings(target: target)
@@ -84,12 +98,14 @@ public struct RigCaptureSession {
 
     /// Runs until `count` sets are saved, a feed ends, `shouldStop` answers true, or the first camera's
     /// coverage is complete. The oldest frame is replaced by its camera's next until the frames are within
-    /// `maxGap` of each other.
-    public mutating func run(feeds: [FrameFeed], shouldStop: () -> Bool = { false }, onUpdate: (Update) throws -> Void = { _ in }) throws -> Outcome {
+    /// `maxGap` of each other. When `request` answers true (a user's "keep this set"), the next matched
+    /// frames in which every camera finds the board sharp are kept without waiting for them to be still and new.
+    public mutating func run(feeds: [FrameFeed], shouldStop: () -> Bool = { false }, request: () -> Bool = { false },
+                             onUpdate: (Update) throws -> Void = { _ in }) throws -> Outcome {
         guard feeds.count == log.cameras.count else { throw MarkerKitError.invalidArgument("one feed per camera") }
         var frames = feeds.map { _ in SourcedFrame.empty }
         var saved = [[URL]](repeating: [], count: feeds.count)
-        var unmatched = 0, largest = 0.0
+        var unmatched = 0, largest = 0.0, requested = false
         for c in feeds.indices { guard try feeds[c].next(into: &frames[c]) else { return outcome(saved, unmatched, largest) } }
         while !shouldStop(), saved[0].count < count {
             let instants = frames.map(\.instant)
@@ -99,19 +115,28 @@ public struct RigCaptureSession {
                 guard try feeds[oldest].next(into: &frames[oldest]) else { break }
                 continue
             }
-            var verdicts: [CaptureAssistant.Verdict?] = [try assistants[0].consider(frames[0])]
+            requested = requested || request()
+            var verdicts: [CaptureAssistant.Verdict?] = [try assistants[0].consider(frames[0], force: requested)]
+            var corners: [[Point2]?] = [assistants[0].lastCorners]
             var keep = verdicts[0] == .kept
             for c in 1..<feeds.count {
                 // The others' boards need only be found and sharp: the first camera's gates hold the set still and new.
+                // Until then their boards are only found, to be shown.
                 let verdict: CaptureAssistant.Verdict? = keep ? try assistants[c].consider(frames[c], force: true) : nil
                 verdicts.append(verdict)
+                corners.append(verdict != nil ? assistants[c].lastCorners : findsEveryBoard ? try assistants[c].corners(in: frames[c]) : nil)
                 keep = keep && verdict == .kept
             }
             if !keep {
                 for c in feeds.indices where verdicts[c] == .kept { assistants[c].discardLast() }
             }
+            if keep {
+                requested = false
+                pairs = RigPairState.measure(assistants, names: log.cameras, target: target) ?? pairs
+            }
             try onUpdate(Update(frames: frames, gap: gap, verdicts: verdicts, saving: keep, saved: saved[0].count, count: count,
-                                coverage: assistants.map(\.coverage)))
+                                coverage: assistants.map(\.coverage), corners: corners,
+                                unmatched: unmatched, pairs: pairs))
             if keep {
                 let urls = try save(frames, gap: gap, cameras: feeds.map(\.camera))
                 for c in feeds.indices { saved[c].append(urls[c]) }

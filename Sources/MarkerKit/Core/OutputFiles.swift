@@ -39,7 +39,12 @@ public struct OutputFiles {
     public static func checkDirectoryDestination(_ directory: URL, names: [String], force: Bool) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else { return }
-        for name in names { try checkDestination(directory.appendingPathComponent(name), force: force) }
+        for name in names {
+            let url = directory.appendingPathComponent(name)
+            // A subfolder yet to be made (a rig's camera folder) holds nothing to refuse either.
+            guard FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) else { continue }
+            try checkDestination(url, force: force)
+        }
     }
 
     /// Writes every file atomically; returns their URLs in order.

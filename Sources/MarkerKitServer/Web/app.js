@@ -94,6 +94,7 @@ function update(status) {
   $("message").textContent = status.message || "";
   $("message").classList.toggle("error", status.phase === "failed");
   $("views").textContent = status.views;
+  $("views-label").textContent = status.rig ? "Sets" : "Views";
   $("count").textContent = status.count;
   if (status.board) {
     const found = status.corners != null ? " · " + status.corners + " corners found" : "";
@@ -101,21 +102,29 @@ function update(status) {
   } else {
     $("verdict").textContent = (status.markers ?? 0) + " markers in view · keep view saves the frame";
   }
-  $("coverage").replaceChildren(...status.coverage.map((c) => {
-    const row = document.createElement("div");
-    row.className = "bar";
-    // Built element by element: the page's Content-Security-Policy allows no inline style attribute.
-    const name = document.createElement("span"), track = document.createElement("span"), fill = document.createElement("span"), value = document.createElement("span");
-    name.textContent = c.name;
-    track.className = "track";
-    fill.className = "fill";
-    fill.style.width = Math.round(c.value * 100) + "%";
-    fill.style.display = "block";
-    track.append(fill);
-    value.textContent = Math.round(c.value * 100) + "%";
-    row.append(name, track, value);
-    return row;
-  }));
+  const rig = status.rig;
+  if (rig) {
+    // A rig: each camera's verdict and coverage, then how sure a rig from the sets so far is of each pair.
+    $("source").textContent = rig.cameras.map((c) => c.name + " " + c.device).join(" + ") + " · " + status.board + " · sets saved in " + status.directory;
+    const gap = rig.gap != null ? `frames ${(rig.gap * 1000).toFixed(1)} ms apart (at most ${(rig.maxGap * 1000).toFixed(1)})` : "";
+    // The first camera's assistant decides; the others' boards are shown as found until it keeps its view.
+    const seen = (c) => c.verdict ? verdicts[c.verdict] || c.verdict : c.corners != null ? "board found" : "no board in view";
+    $("verdict").textContent = rig.cameras.map((c) => c.name + ": " + seen(c)).join(" · ") + (gap ? " · " + gap : "");
+    $("coverage").replaceChildren(...rig.cameras.flatMap((c) => {
+      const title = document.createElement("p");
+      title.className = "camera-name";
+      title.textContent = `${c.name} (${c.width}x${c.height})` + (c.corners != null ? ` · ${c.corners} corners` : "");
+      return [title, ...c.coverage.map(bar)];
+    }));
+    $("pairs").hidden = false;
+    $("pairs").replaceChildren(...(rig.pairs.length ? rig.pairs.map((p) => {
+      const line = document.createElement("p");
+      line.textContent = `${p.first}–${p.second}: baseline ${p.baseline.toFixed(2)} ± ${p.baselineSigma.toFixed(3)} ${p.units}, direction ± ${p.directionSigma.toFixed(3)}°, rotation ± ${p.rotationSigma.toFixed(3)}° from ${p.sets} sets`;
+      return line;
+    }) : [Object.assign(document.createElement("p"), { textContent: "the pair's baseline and rotation sigma come from 3 sets on" })]));
+  } else {
+    $("coverage").replaceChildren(...status.coverage.map(bar));
+  }
   const u = status.uncertainty;
   $("uncertainty").hidden = !u;
   if (u) {
@@ -127,6 +136,22 @@ function update(status) {
   }
   if (status.views !== state.views) thumbnails(status);
   $("calibrate").disabled = !state.controls || !status.board || status.views === 0;
+}
+
+// One coverage bar, built element by element: the page's Content-Security-Policy allows no inline style attribute.
+function bar(c) {
+  const row = document.createElement("div");
+  row.className = "bar";
+  const name = document.createElement("span"), track = document.createElement("span"), fill = document.createElement("span"), value = document.createElement("span");
+  name.textContent = c.name;
+  track.className = "track";
+  fill.className = "fill";
+  fill.style.width = Math.round(c.value * 100) + "%";
+  fill.style.display = "block";
+  track.append(fill);
+  value.textContent = Math.round(c.value * 100) + "%";
+  row.append(name, track, value);
+  return row;
 }
 
 function thumbnails(status) {
@@ -174,7 +199,7 @@ $("keep").onclick = async () => {
 
 // The verdict above the summary: grade and reason, then what to do, coloured by grade.
 function showVerdict(verdict) {
-  const p = $("verdict");
+  const p = $("grade");
   p.className = verdict ? "verdict " + verdict.grade.replace(/ /g, "-") : "";
   p.textContent = verdict ? [`${verdict.grade}: ${verdict.reason}`, ...verdict.advice.map((a) => "to do: " + a)].join("\n") : "";
 }
@@ -190,6 +215,7 @@ $("calibrate").onclick = async () => {
     $("summary").textContent = result.lines.join("\n");
     $("not-used").textContent = result.notUsed.length ? "not used: " + result.notUsed.join("; ") : "";
     $("report").href = withToken("/api/result/report.pdf");
+    $("report").hidden = !!result.rig;
     $("formats").replaceChildren(...result.formats.map((f) => {
       if (f.problem) {
         const span = document.createElement("span");
@@ -229,11 +255,12 @@ async function listStored() {
     $("stored-list").replaceChildren(...list.map((c) => {
       const row = document.createElement("tr");
       const cells = c.problem ? [c.name, "unreadable: " + c.problem, "", "", ""]
+        : c.cameras ? [c.name, `rig of ${c.cameras.join(", ")}`, `${c.width}x${c.height}`, `baseline ${c.baseline.toFixed(2)} ${c.units}`, c.rms != null ? c.rms.toFixed(3) + " px" : "–"]
         : [c.name, c.model, `${c.width}x${c.height}`, `${c.fx.toFixed(1)}, ${c.fy.toFixed(1)}`, c.rms != null ? c.rms.toFixed(3) + " px" : "–"];
       for (const text of cells) { const td = document.createElement("td"); td.textContent = text; row.append(td); }
       const links = document.createElement("td");
       if (!c.problem) {
-        for (const f of ["json", "opencv-yaml", "ros"]) {
+        for (const f of c.formats || ["json", "opencv-yaml", "ros"]) {
           const a = document.createElement("a");
           a.href = withToken(`/api/calibrations/${encodeURIComponent(c.name)}/${f}`);
           a.textContent = f;

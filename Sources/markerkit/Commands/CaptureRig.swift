@@ -27,18 +27,20 @@ extension Capture {
         var session = try RigCaptureSession(directory: URL(fileURLWithPath: out), names: names, devices: devices, target: target, count: count, maxGap: gap)
         let directory = try OutputFolder(out, option: "--out").url
         Interrupt.install()
-        let outcome = try session.run(feeds: feeds, shouldStop: { Interrupt.requested }) { update in
+        let outcome = try session.run(feeds: feeds, shouldStop: { Interrupt.requested }, onUpdate: { update in
             let bars = update.coverage.enumerated().map { c, values in "\(names[c]) " + values.map { String(format: "%.0f%%", 100 * $0) }.joined(separator: " ") }
             let verdicts = update.verdicts.enumerated().compactMap { c, v in v.map { "\(names[c]) \($0)" } }.joined(separator: ", ")
+            let pairs = update.pairs.map { String(format: "%@-%@ baseline ±%.3f %@ rotation ±%.3f°", $0.first, $0.second, $0.baselineSigma, $0.units, $0.rotationSigma) }
             status(String(format: "sets %d/%d  gap %.1f ms  %@  coverage %@", update.saved + (update.saving ? 1 : 0), update.count, 1000 * update.gap,
-                          verdicts, bars.joined(separator: " | ")))
-        }
+                          verdicts, (bars + pairs).joined(separator: " | ")))
+        })
         for feed in feeds { feed.stop() }
         endStatus()
         let kept = outcome.saved[0].count
         print(String(format: "saved %@ of %d cameras in %@/ (%@/) with rig.json; largest gap in a set %.1f ms (at most %.1f), %@ passed over as further apart%@",
                      counted(kept, "set"), names.count, directory.relativePath, names.joined(separator: "/, "), 1000 * outcome.largestGap, 1000 * gap,
                      counted(outcome.unmatched, "frame"), Interrupt.requested ? ", stopped by Ctrl-C" : ""))
+        for pair in session.pairs { print(pair.line) }
         guard let location, let calibrate else {
             return print("calibrate them: markerkit calibrate --rig \(names.map { "\(directory.relativePath)/\($0)" }.joined(separator: " ")) --board \(board) --camera-names \(names.joined(separator: ","))")
         }

@@ -14,6 +14,11 @@ struct Serve: ParsableCommand {
         to --out with capture.json, so 'markerkit calibrate DIR --board board.json' gives the same \
         calibration. The first browser controls the camera, later ones watch.
 
+        With several --device (a rig; --board needed) the page shows the cameras side by side; a set is \
+        kept as 'capture' keeps it with several --device (frames matched by their driver timestamps, every \
+        camera finds the board), each camera's coverage is shown, and from 3 sets on the baseline and \
+        rotation sigma of a rig solved from them; calibrate solves the rig as 'calibrate --rig' does.
+
         It listens on 127.0.0.1 unless --host says otherwise (loopback is judged on the address the host \
         resolves to). Only its own page can use it: the page carries a secret made for the run, which the \
         API and the live picture require (the address printed carries it too, for scripts); requests from \
@@ -24,10 +29,13 @@ struct Serve: ParsableCommand {
           markerkit serve --device /dev/video0 --board board.json
           markerkit serve --device clip.mp4 --board board.json --port 8090
           markerkit serve --device /dev/video0 --board board.json --host 0.0.0.0
+          markerkit serve --device /dev/video0 --device /dev/video2 --camera-names left,right --board board.json
         """
     )
 
-    @Option(help: ArgumentHelp("A camera (/dev/video0, a /dev/v4l/by-id/ link, or part of its name such as C920), a video file or a folder of images.", valueName: "device")) var device = "/dev/video0"
+    @Option(name: .customLong("device"), help: ArgumentHelp("A camera (/dev/video0, a /dev/v4l/by-id/ link, or part of its name such as C920), a video file or a folder of images; several for a rig (default /dev/video0).", valueName: "device"))
+    var devices: [String] = []
+    @OptionGroup var rig: RigCaptureOptions
     @OptionGroup var camera: CameraOptions
     @OptionGroup var lock: LockOptions
     @OptionGroup var match: CalibrationMatchOptions
@@ -53,35 +61,31 @@ struct Serve: ParsableCommand {
         if untilSigma != nil && board == nil { throw MarkerKitError.invalidArgument("--until-sigma needs --board board.json") }
         let target = try board.map { try BoardSpec.read(from: URL(fileURLWithPath: $0)).calibrationTarget() }
         let views = try OutputFolder(out ?? Self.defaultFolder(), option: "--out")
-        var station = CameraStation.Configuration(device: device, directory: views.url)
-        let stored = try match.stored()
-        station.options = try camera.options(color: true, lock: CalibrationMatchOptions.request(try lock.request(), holding: stored))
-        station.target = target
-        station.dictionary = dictionaryOption.dictionary
-        station.count = count
-        station.untilSigma = untilSigma
-        station.force = force
         var settings = ServerSettings()
         settings.host = host
         settings.port = port
         settings.allowedHosts = allowHosts
         let server: MarkerKitServer
-        var opened: CameraStation?
+        var opened: (any Station)?
+        let options: FrameSources.Options
         do {
-            let cameraStation = try CameraStation(station)
-            opened = cameraStation
-            try match.check(stored, camera: cameraStation.camera)
-            server = try MarkerKitServer(station: cameraStation, desk: CalibrationDesk(store: .default, target: target), settings: settings)
+            let stored = try match.stored()
+            options = try camera.options(color: true, lock: CalibrationMatchOptions.request(try lock.request(), holding: stored))
+            let station: any Station = devices.count > 1 ? try rigStation(options: options, target: target, directory: views.url)
+                                             : try cameraStation(options: options, target: target, directory: views.url)
+            opened = station
+            try match.check(stored, camera: station.camera)
+            server = try MarkerKitServer(station: station, desk: CalibrationDesk(store: .default, target: target), settings: settings)
         } catch {
-            opened?.stop() // puts the camera's settings back: the process ends before the station is released
+            opened?.stop() // puts the cameras' settings back: the process ends before the station is released
             views.removeIfCreated()
             throw error
         }
-        reportCameraSetup(server.station.camera, locking: station.options.setup.lock != nil)
+        reportCameraSetup(server.station.camera, locking: options.setup.lock != nil)
         Interrupt.unblock()
         let shown = host.contains(":") ? "[\(host)]" : host
-        let token = settings.token, open = !server.pageNeedsToken, folder = station.directory.relativePath, store = CalibrationStore.default.shownDirectory
-        let what = "\(device), \(target?.summary ?? "no board")"
+        let token = settings.token, open = !server.pageNeedsToken, folder = views.url.relativePath, store = CalibrationStore.default.shownDirectory
+        let what = "\(devices.isEmpty ? "/dev/video0" : devices.joined(separator: " + ")), \(target?.summary ?? "no board")"
         do {
             try Blocking.wait {
                 try await server.run { port in
@@ -91,11 +95,10 @@ struct Serve: ParsableCommand {
                 }
             }
         } catch {
-            if server.station.savedViews.isEmpty { views.removeIfCreated() }
+            if server.station.kept.count == 0 { views.removeIfCreated() }
             throw error
         }
-        let kept = server.station.savedViews.count
-        print("stopped; \(counted(kept, "view")) kept in \(folder)/")
+        print("stopped; \(counted(server.station.kept.count, devices.count > 1 ? "set" : "view")) kept in \(folder)/")
     }
 
     static func defaultFolder() -> String {

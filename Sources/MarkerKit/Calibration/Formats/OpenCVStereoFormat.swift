@@ -16,7 +16,7 @@ enum OpenCVStereoFormat {
         var storage: OpaquePointer?
         try check(cvb_storage_open_write(xml ? CVB_STORAGE_XML : CVB_STORAGE_YAML, &storage))
         defer { cvb_storage_close(storage) }
-        try check(cvb_storage_write_comment(storage, "Stereo calibration of rig \(rig.name) by \(MarkerKitVersion.generator), keys as OpenCV's stereo_calib.cpp. Lengths in units."))
+        try check(cvb_storage_write_comment(storage, "Stereo calibration of rig \(rig.name) by \(MarkerKitVersion.generator), keys as OpenCV's stereo_calib.cpp. Lengths in \(rig.units) (key units)."))
         try check(cvb_storage_write_int(storage, "image_width", Int32(a.imageWidth)))
         try check(cvb_storage_write_int(storage, "image_height", Int32(a.imageHeight)))
         try check(cvb_storage_write_string(storage, "units", rig.units))

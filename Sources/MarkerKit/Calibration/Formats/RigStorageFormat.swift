@@ -18,7 +18,7 @@ public enum RigStorageFormat {
         var storage: OpaquePointer?
         try check(cvb_storage_open_write(xml ? CVB_STORAGE_XML : CVB_STORAGE_YAML, &storage))
         defer { cvb_storage_close(storage) }
-        try check(cvb_storage_write_comment(storage, "Camera rig by \(MarkerKitVersion.generator). camera_<i>_R, camera_<i>_T: x_i = R x_0 + T. Lengths in units; pixels otherwise."))
+        try check(cvb_storage_write_comment(storage, "Camera rig by \(MarkerKitVersion.generator). camera_<i>_R, camera_<i>_T: x_i = R x_0 + T. Lengths in \(rig.units) (key units); pixels otherwise."))
         let n = rig.cameras.count
         try check(cvb_storage_write_string(storage, "rig_name", rig.name))
         try check(cvb_storage_write_int(storage, "rig_cameras", Int32(n)))

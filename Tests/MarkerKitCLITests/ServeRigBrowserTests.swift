@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+@testable import MarkerKit
+
+/// `markerkit serve` with two --device, used from headless Chromium: a rendered rig's two clips (the
+/// second camera 120 mm to the right, turned 3°) are shown side by side, the sets kept are those `capture`
+/// with the same two --device keeps, each camera's coverage and the pair's sigma are on the page, and
+/// calibrate gives what `calibrate --rig` makes of the captured folders; it stores, lists and downloads
+/// the rig. Screenshots go to .build/screenshots/.
+@Suite(.serialized) struct ServeRigBrowserTests {
+    @Test func theBrowserCalibratesARigAsCaptureAndCalibrateRigDo() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let render = try CLI.run(["render", "--clip", "10", "--rig", "2", "--noise", "2", "-o", "clip"], in: dir)
+        try #require(render.status == 0, "\(render.stderr)")
+        let devices = ["--device", "clip/cam0.avi", "--device", "clip/cam1.avi", "--camera-names", "left,right", "--board", "clip/board.json"]
+        let capture = try CLI.run(["capture"] + devices + ["--auto", "--out", "captured"], in: dir)
+        try #require(capture.status == 0, "\(capture.stderr)")
+        let server = try RunningServer(devices + ["--out", "views"], in: dir)
+        let browser = try Browser()
+        try browser.open(server.base + "/")
+
+        #expect(try browser.wait(20, until: "window.markerkit.framesShown >= 3"), "the pictures arrive")
+        #expect(try browser.wait(90, until: "window.markerkit.status && window.markerkit.status.phase === 'ended'"), "the clips play to their end")
+        let status = try #require(try browser.run("return window.markerkit.status") as? [String: Any])
+        let sets = status["views"] as? Int ?? 0
+        // Side by side: the page's picture is both cameras' with 8 px between them.
+        #expect(status["width"] as? Int == 2 * 1280 + 8 && status["height"] as? Int == 720, "\(status)")
+        #expect(try browser.wait(5, until: "document.querySelectorAll('#thumbnails img').length === \(sets)"), "a thumbnail per set")
+        let coverage = try browser.text("#coverage")
+        #expect(coverage.contains("left (1280x720)") && coverage.contains("right (1280x720)"), "each camera's coverage: \(coverage)")
+        #expect(try browser.text("#assistant h2").hasPrefix("Sets "), "a rig keeps sets")
+        let pairs = try browser.text("#pairs")
+        let pair = try #require(pairs.firstMatch(of: /left–right: baseline ([0-9.]+) ± ([0-9.]+) mm/), "the pair's sigma: \(pairs)")
+        #expect(abs(Double(pair.1)! - 120) < 5 * Double(pair.2)! + 0.05, "baseline \(pair.1) ± \(pair.2) against the true 120")
+        try browser.screenshot("serve-rig-capturing")
+
+        // The same sets as capture with the same two --device keeps.
+        func times(_ folder: String) throws -> [[Double]] {
+            let log = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("\(folder)/rig.json"))) as? [String: Any]
+            return (log?["sets"] as? [[String: Any]] ?? []).map { ($0["times"] as? [NSNumber] ?? []).map(\.doubleValue) }
+        }
+        let served = try times("views"), captured = try times("captured")
+        #expect(served == captured && served.count == sets && sets >= 5, "serve kept \(served), capture \(captured)")
+
+        // Calibrate, store, list, download.
+        try browser.click("#calibrate")
+        let action = { (try? browser.text("#action")) ?? "" }
+        #expect(try browser.wait(90, until: "!document.getElementById('result').hidden"), "a result: \(action())")
+        let summary = try browser.text("#summary")
+        #expect(summary.contains("pose from left: baseline 120.0"), "\(summary)")
+        #expect(try browser.run("return document.getElementById('report').hidden") as? Bool == true, "no PDF report offered for a rig")
+        try browser.type("#store-name", "browserrig")
+        try browser.click("#store-form button")
+        #expect(try browser.wait(20, until: "document.getElementById('action').textContent.includes('stored browserrig.yaml')"), "\(action())")
+        #expect(try browser.wait(10, until: "document.getElementById('stored-list').textContent.includes('rig of left, right')"), "listed as a rig")
+        // Its downloads are the rig formats that can carry it: Kalibr's radtan has no k3.
+        let storedLinks = try browser.run("return [...document.querySelectorAll('#stored-list a')].map(a => a.textContent)") as? [String] ?? []
+        #expect(storedLinks == ["opencv-stereo"], "\(storedLinks)")
+        let cli = try CLI.run(["calibrate", "--rig", "captured/left", "captured/right", "--board", "clip/board.json", "--name", "cli"], in: dir)
+        #expect(cli.status == 0, "\(cli.stderr)")
+        func numbers(_ name: String) throws -> [String] {
+            try String(contentsOf: dir.appendingPathComponent("Calibrations/\(name).yaml"), encoding: .utf8)
+                .split(separator: "\n").filter { !$0.contains("name") && !$0.contains("time") && !$0.hasPrefix("#") }.map(String.init)
+        }
+        #expect(try numbers("browserrig") == numbers("cli"), "the browser's rig equals capture + calibrate --rig on the same frames")
+
+        let links = try #require(try browser.run("return [...document.querySelectorAll('a.format')].map(a => a.href)") as? [String])
+        #expect(links.contains { $0.contains("/api/result/opencv-stereo") }, "\(links)")
+        for link in links {
+            let answer = try HTTP.request(link)
+            #expect(answer.status == 200 && !answer.body.isEmpty, "\(link): \(answer.status) \(answer.text.prefix(200))")
+            let format = String(link.split(separator: "?").first!.split(separator: "/").last!)
+            let file = dir.appendingPathComponent("download-\(format).yaml")
+            try answer.body.write(to: file)
+            let back = try CLI.run(["calibrations", "import", file.path, "--name", "back-\(format)", "--format", format], in: dir)
+            #expect(back.status == 0 && back.stdout.contains("120.0"), "\(format) reads back: \(back.stdout) \(back.stderr)")
+        }
+        let stored = try server.api("/api/calibrations/browserrig/opencv-stereo")
+        #expect(stored.status == 200 && stored.text.contains("image_width: 1280"), "the stored rig downloads: \(stored.text.prefix(200))")
+        try browser.screenshot("serve-rig-calibrated")
+        print("measured: serve with two --device kept \(sets) sets (capture: \(captured.count)); \(pair.0)")
+        let stopped = try server.interrupt()
+        #expect(stopped.status == 0 && stopped.stdout.contains("\(sets) sets kept"), "\(stopped.stdout) \(stopped.stderr)")
+    }
+}
