@@ -42,6 +42,28 @@ import Testing
         }
     }
 
+    /// A rig file without one camera's image size is refused, naming the key as it is in the file (it was
+    /// read as a camera of unknown size, which no rectification can use).
+    @Test func aBrokenCameraKeyIsNamedWithItsCamera() throws {
+        let rig = try Self.rig.get()
+        let text = String(decoding: try RigStorageFormat.encode(rig, xml: false), as: UTF8.self)
+        let broken = text.replacingOccurrences(of: "camera_1_image_width:", with: "camera_1_image_wide:")
+        #expect(broken != text)
+        do {
+            _ = try RigStorageFormat.decode(Data(broken.utf8), name: "x")
+            Issue.record("a rig without camera_1_image_width was read")
+        } catch let error as MarkerKitError {
+            print("measured: a rig without camera_1_image_width: \(error.description)")
+            #expect(error.description.contains("camera_1_image_width"), "\(error.description)")
+        }
+        // Any other of a camera's keys: the message says whose (its keys are read without their prefix).
+        let noMatrix = text.replacingOccurrences(of: "camera_1_camera_matrix:", with: "camera_1_camera_matrices:")
+        #expect(throws: MarkerKitError.self) { try RigStorageFormat.decode(Data(noMatrix.utf8), name: "x") }
+        do { _ = try RigStorageFormat.decode(Data(noMatrix.utf8), name: "x") } catch let error as MarkerKitError {
+            #expect(error.description.hasPrefix("camera 1 (keys camera_1_...): ") && error.description.contains("camera_matrix"), "\(error.description)")
+        }
+    }
+
     @Test func everyExportIsReadBackByItsToolAndByImport() throws {
         let rig = try Self.rig.get()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rig-export-\(UUID().uuidString)")

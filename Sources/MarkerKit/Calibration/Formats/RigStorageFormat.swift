@@ -63,7 +63,16 @@ public enum RigStorageFormat {
         var cameras: [CameraCalibration] = [], extrinsics = [Pose3D(rvec: [0, 0, 0], tvec: [0, 0, 0])]
         for i in 0..<n {
             try check(cvb_storage_set_prefix(storage, "camera_\(i)_"))
-            cameras.append(try OpenCVStorageFormat.read(reader, name: "camera\(i)"))
+            do {
+                cameras.append(try OpenCVStorageFormat.read(reader, name: "camera\(i)"))
+            } catch let error as MarkerKitError {
+                // The camera's keys are read without their prefix: say whose they are.
+                throw MarkerKitError.badInput("camera \(i) (keys camera_\(i)_...): \(error.description)")
+            }
+            // A camera alone may come without its size (other tools' files); a rig's are rectified and compared at theirs.
+            guard cameras[i].imageWidth > 0, cameras[i].imageHeight > 0 else {
+                throw MarkerKitError.badInput("camera_\(i)_image_width and camera_\(i)_image_height must be given, above 0")
+            }
             guard i > 0 else { continue }
             guard let (r, rr, rc) = try reader.matrix("R"), rr == 3, rc == 3, let (t, tr, tc) = try reader.matrix("T"), tr * tc == 3 else {
                 throw MarkerKitError.badInput("camera_\(i)_R (3x3) and camera_\(i)_T (3x1) are missing")
