@@ -22,6 +22,27 @@ import Testing
         try writer.finish()
     }
 
+    /// Two simulated cameras, /dev/video-rig0 and /dev/video-rig1, showing the sample's first 8 left and
+    /// right pictures, each held 20 frames (looping): the environment that makes them.
+    static func simulatedPair(in dir: URL) throws -> [String: String] {
+        var frameDirs: [String] = []
+        for (name, folder) in sides {
+            let target = dir.appendingPathComponent("frames-\(name)")
+            try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+            var index = 0
+            for image in try images(folder).prefix(8) {
+                let png = try Frame(contentsOf: image, format: .gray8).encoded(as: "png")
+                for _ in 0..<20 {
+                    try png.write(to: target.appendingPathComponent(String(format: "frame_%04d.png", index)))
+                    index += 1
+                }
+            }
+            frameDirs.append(target.path)
+        }
+        return ["LD_PRELOAD": try FakeCameraTests.library.get().path, "MARKERKIT_FAKE_CAMERA": "/dev/video-rig0,/dev/video-rig1",
+                "MARKERKIT_FAKE_CAMERA_FRAMES_DIR": frameDirs.joined(separator: ",")]
+    }
+
     static func board(in dir: URL) throws {
         let spec = try CLI.run(["generate", "checkerboard", "--inner", "9x6", "--square", "25mm", "--spec-only", "-o", "board.json"], in: dir)
         try #require(spec.status == 0, "\(spec.stderr)")
@@ -60,22 +81,8 @@ import Testing
         let dir = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         try Self.board(in: dir)
-        var frameDirs: [String] = []
-        for (name, folder) in Self.sides {
-            let target = dir.appendingPathComponent("frames-\(name)")
-            try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
-            var index = 0
-            for image in try Self.images(folder).prefix(8) {
-                let png = try Frame(contentsOf: image, format: .gray8).encoded(as: "png")
-                for _ in 0..<20 {
-                    try png.write(to: target.appendingPathComponent(String(format: "frame_%04d.png", index)))
-                    index += 1
-                }
-            }
-            frameDirs.append(target.path)
-        }
-        let environment = ["LD_PRELOAD": try FakeCameraTests.library.get().path, "MARKERKIT_FAKE_CAMERA": "/dev/video-rig0,/dev/video-rig1",
-                           "MARKERKIT_FAKE_CAMERA_FRAMES_DIR": frameDirs.joined(separator: ","), "MARKERKIT_FAKE_CAMERA_FRAMES": "180"]
+        var environment = try Self.simulatedPair(in: dir)
+        environment["MARKERKIT_FAKE_CAMERA_FRAMES"] = "180"
         let capture = try CLI.run(["capture", "--device", "/dev/video-rig0", "--device", "/dev/video-rig1", "--board", "board.json", "--auto",
                                    "--out", "live"], in: dir, environment: environment)
         #expect(capture.status == 0 || capture.status == 130, "\(capture.stderr)")

@@ -83,4 +83,39 @@ import Testing
         let stopped = try server.interrupt()
         #expect(stopped.status == 0 && stopped.stdout.contains("\(sets) sets kept"), "\(stopped.stdout) \(stopped.stderr)")
     }
+
+    /// Two simulated V4L2 cameras (each its own clock phase, as two free-running webcams): the page's status
+    /// carries both cameras' frames and the sets kept live, each set's frames within the gap by the drivers'
+    /// timestamps, and Ctrl-C ends it within a second.
+    @Test func twoSimulatedCamerasAreServedLive() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try RigCaptureCLITests.board(in: dir)
+        let environment = try RigCaptureCLITests.simulatedPair(in: dir) // the pictures loop until Ctrl-C
+        let server = try RunningServer(["--device", "/dev/video-rig0", "--device", "/dev/video-rig1", "--board", "board.json", "--out", "live"],
+                                       in: dir, environment: environment)
+        var status: [String: Any] = [:]
+        let deadline = Date().addingTimeInterval(40)
+        while Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.3)
+            status = try JSONSerialization.jsonObject(with: try server.api("/api/status").body) as? [String: Any] ?? [:]
+            if (status["views"] as? Int ?? 0) >= 3 || ["ended", "disconnected", "failed"].contains(status["phase"] as? String ?? "") { break }
+        }
+        let rig = try #require(status["rig"] as? [String: Any], "\(status)")
+        let cameras = try #require(rig["cameras"] as? [[String: Any]])
+        #expect(cameras.map { $0["width"] as? Int } == [640, 640], "\(cameras)")
+        let sets = status["views"] as? Int ?? 0
+        #expect(sets >= 3 && status["phase"] as? String == "capturing", "sets kept live: \(status)")
+        #expect((status["fps"] as? Double ?? 0) > 10, "both cameras stream: \(status["fps"] ?? "")")
+        let picture = try server.api("/api/frame.jpg")
+        let image = try Frame(contentsOf: { let url = dir.appendingPathComponent("picture.jpg"); try picture.body.write(to: url); return url }(), format: .gray8)
+        #expect(image.width == 2 * 640 + 8 && image.height == 480, "both cameras side by side: \(image.width)x\(image.height)")
+        let log = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("live/rig.json"))) as? [String: Any]
+        let gap = try #require(log?["max_gap"] as? Double)
+        let gaps = (log?["sets"] as? [[String: Any]] ?? []).compactMap { $0["gap"] as? Double }
+        #expect(gaps.count >= sets && gaps.allSatisfy { $0 <= gap }, "\(gaps) against \(gap)")
+        print("measured: serve with two simulated cameras: \(sets) sets, gaps \(gaps.map { String(format: "%.1f ms", 1000 * $0) }), phase \(status["phase"] ?? "")")
+        let stopped = try server.interrupt()
+        #expect(stopped.status == 0 && stopped.seconds < CLI.seconds(1), "\(stopped.seconds) s \(stopped.stderr)")
+    }
 }
