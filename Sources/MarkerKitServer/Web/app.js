@@ -95,6 +95,7 @@ function update(status) {
   $("message").classList.toggle("error", status.phase === "failed");
   $("views").textContent = status.views;
   $("views-label").textContent = status.rig ? "Sets" : "Views";
+  $("keep").textContent = status.rig ? "Keep set" : "Keep view";
   $("count").textContent = status.count;
   if (status.board) {
     const found = status.corners != null ? " · " + status.corners + " corners found" : "";
