@@ -7,11 +7,7 @@ extension CalibrationDesk {
     func calibrateRig(names: [String], views: [[URL]], target: CalibrationTarget, model: String?) throws -> Summary {
         var calibrator = Calibrator(target: target)
         calibrator.model = try model.map { try CameraCalibration.Model.solvable(named: $0) } ?? .opencv5
-        let cameras = try names.indices.map { c -> RigCalibrator.Camera in
-            let found = try calibrator.findBoards(in: views[c])
-            return RigCalibrator.Camera(name: names[c], views: found.views, width: found.width, height: found.height)
-        }
-        let result = try RigCalibrator(calibrator: calibrator).calibrate(cameras: cameras, name: CalibrationStore.defaultName)
+        let result = try RigCalibrator(calibrator: calibrator).calibrate(files: views, names: names, name: CalibrationStore.defaultName)
         setCurrent(rig: result)
         let rig = result.rig
         let notUsed = zip(names, result.single).flatMap { name, single in

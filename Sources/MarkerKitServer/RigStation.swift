@@ -132,7 +132,7 @@ public final class RigStation: Station, @unchecked Sendable {
 
     private func publish(_ update: RigCaptureSession.Update) throws {
         let picture = try show(update.frames.map(\.frame), corners: update.corners, saving: update.saving)
-        let thumbnail = update.saving ? try Self.thumbnail(of: picture, cameras: update.frames.count) : nil
+        let thumbnail = update.saving ? try Self.thumbnail(of: picture) : nil
         lock.withLock {
             commitPending(saved: update.saved)
             if let thumbnail { pending = thumbnail }
@@ -187,7 +187,7 @@ public final class RigStation: Station, @unchecked Sendable {
     }
 
     /// The set's pictures side by side, 120 px high per camera.
-    static func thumbnail(of picture: Frame, cameras: Int) throws -> Data {
+    static func thumbnail(of picture: Frame) throws -> Data {
         let gray = try Grayscale.image(from: picture).scaled(toWidth: max(1, picture.width * 120 / max(1, picture.height)))
         return try Frame(width: gray.width, height: gray.height, stride: gray.width, format: .gray8, bytes: gray.pixels).encoded(as: "jpg")
     }

@@ -63,6 +63,16 @@ public struct RigCalibrator: Sendable {
         return try solve(single: single, poses: poses, extrinsics: extrinsics, board: board, name: name)
     }
 
+    /// Finds the board in each camera's files (the same view at the same index in every camera) and
+    /// calibrates the rig: what `calibrate --rig`, a rig capture's `--calibrate` and the page do.
+    public func calibrate(files: [[URL]], names: [String], name: String) throws -> Result {
+        let cameras = try names.indices.map { c -> Camera in
+            let found = try calibrator.findBoards(in: files[c])
+            return Camera(name: names[c], views: found.views, width: found.width, height: found.height)
+        }
+        return try calibrate(cameras: cameras, name: name)
+    }
+
     /// Each camera's pose relative to camera 0 from the views it shares with a camera already placed
     /// (breadth first from camera 0): the median of the per-view relative poses, as OpenCV starts its stereo solve.
     func startingExtrinsics(_ poses: [[Pose3D?]], names: [String]) throws -> [Pose3D] {

@@ -46,11 +46,7 @@ extension Capture {
         }
         var calibrator = Calibrator(target: target)
         calibrator.model = .opencv5
-        let cameras = try names.indices.map { c -> RigCalibrator.Camera in
-            let found = try calibrator.findBoards(in: outcome.saved[c])
-            return RigCalibrator.Camera(name: names[c], views: found.views, width: found.width, height: found.height)
-        }
-        let result = try RigCalibrator(calibrator: calibrator).calibrate(cameras: cameras, name: location.name ?? calibrate)
+        let result = try RigCalibrator(calibrator: calibrator).calibrate(files: outcome.saved, names: names, name: location.name ?? calibrate)
         for line in RigSummary.lines(for: result.rig) { print(line) }
         try location.write(result.rig, force: force)
         print("stored \(location.shown)")
