@@ -59,3 +59,31 @@ extension RigVerificationTests {
         #expect(throws: MarkerKitError.self) { try verification.writeClip(into: dir, hold: 2, move: 1, force: false) }
     }
 }
+
+extension RigVerificationTests {
+    /// The range `verify calibration --rig` prints beside its error / sigma figures: for independent
+    /// components it is the chi distribution's (90 unit ratios: 0.854-1.146); components that move
+    /// together count as fewer ratios and widen it.
+    @Test func theRangeRightSigmasGiveWidensWhenComponentsMoveTogether() throws {
+        func summary(_ correlation: [Double], seeds: Int) -> RigVerification.Summary {
+            var s = RigVerification.Summary(cameras: 2, views: 20, noise: 3, blur: 0.8, rows: [])
+            s.correlations = Array(repeating: correlation, count: seeds)
+            return s
+        }
+        let identity = (0..<36).map { $0 / 6 == $0 % 6 ? 1.0 : 0.0 }
+        let independent = try #require(summary(identity, seeds: 30).expectedRange())
+        print(String(format: "measured: 30 seeds, independent: rotation %.3f-%.3f", independent.rotation.lowerBound, independent.rotation.upperBound))
+        #expect(abs(independent.rotation.lowerBound - 0.854) < 0.02 && abs(independent.rotation.upperBound - 1.146) < 0.02)
+        #expect(abs(independent.translation.lowerBound - 0.854) < 0.02 && abs(independent.translation.upperBound - 1.146) < 0.02)
+        // The three translation components almost one: 30 ratios' worth, not 90.
+        var together = identity
+        for i in 3..<6 { for j in 3..<6 where i != j { together[i * 6 + j] = 0.98 } }
+        let correlated = try #require(summary(together, seeds: 30).expectedRange())
+        #expect(correlated.translation.upperBound > 1.2 && correlated.translation.lowerBound < 0.78)
+        #expect(abs(correlated.rotation.upperBound - independent.rotation.upperBound) < 0.02)
+        // A covariance that is not positive definite gives no range rather than a wrong one.
+        var broken = identity
+        broken[1] = 2; broken[6] = 2
+        #expect(summary(broken, seeds: 3).expectedRange() == nil)
+    }
+}

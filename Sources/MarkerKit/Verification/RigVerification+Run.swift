@@ -27,6 +27,8 @@ extension RigVerification {
         public let blur: Double
         public let rows: [Row]
         public var board = "9x6 chessboard, 30 mm squares"
+        /// Each seed's correlation of the extrinsics of cameras 1..n-1 (rvec, tvec each), as the solve gave it.
+        public var correlations: [[Double]] = []
 
         static func rms(_ values: [Double]) -> Double { (values.map { $0 * $0 }.reduce(0, +) / Double(max(values.count, 1))).squareRoot() }
         public var translationRMS: Double { Self.rms(rows.map(\.translationError)) }
@@ -55,6 +57,10 @@ extension RigVerification {
             lines.append(String(format: "  OpenCV default (CALIB_FIX_INTRINSIC): T %.4f mm, R %.4f°; MarkerKit / OpenCV %.2f, %.2f", openCVFixedTranslationRMS, openCVFixedRotationRMS,
                                 translationRMS / openCVFixedTranslationRMS, rotationRMS / openCVFixedRotationRMS))
             lines.append(String(format: "error / sigma RMS: rotation %.3f, translation %.3f (1 when MarkerKit's sigma means what it says)", rotationSigmaRatio, translationSigmaRatio))
+            if let range = expectedRange() {
+                lines.append(String(format: "  right sigmas give, over these %d seeds (95%%, from the solve's own correlations): rotation %.2f-%.2f, translation %.2f-%.2f",
+                                    correlations.count, range.rotation.lowerBound, range.rotation.upperBound, range.translation.lowerBound, range.translation.upperBound))
+            }
             lines.append("OpenCV: " + (board.hasPrefix("ChArUco") ? "MarkerKit's ChArUco corners" : "corners by cornerSubPix 11 (stereo_calib.cpp)")
                          + ", each camera by calibrateCamera, then each pair by stereoCalibrate refining all (joint) or with its default flags (default)")
             return lines.joined(separator: "\n")
@@ -63,20 +69,23 @@ extension RigVerification {
 
     /// Calibrates `seeds` rigs (this seed and the ones after) and compares them with the truth.
     public func run(seeds: Int = 1, checkpoint: () throws -> Void = {}) throws -> Summary {
-        var rows: [Row] = []
+        var rows: [Row] = [], correlations: [[Double]] = []
         for k in 0..<max(seeds, 1) {
             var run = try RigVerification(cameras: cameras.count, views: views, seed: seed &+ UInt64(k))
             run.noise = noise
             run.blur = blur
             run.charuco = charuco
-            rows += try run.runOne(checkpoint: checkpoint)
+            let one = try run.runOne(checkpoint: checkpoint)
+            rows += one.rows
+            if let correlation = one.correlation { correlations.append(correlation) }
         }
         var summary = Summary(cameras: cameras.count, views: views, noise: noise, blur: blur, rows: rows)
+        summary.correlations = correlations.count == max(seeds, 1) ? correlations : []
         if let charuco { summary.board = "ChArUco board \(charuco.squaresX)x\(charuco.squaresY), \(Length.format(charuco.square.millimetres)) mm squares (views may leave an image; OpenCV's stereoCalibrate given MarkerKit's corners)" }
         return summary
     }
 
-    func runOne(checkpoint: () throws -> Void) throws -> [Row] {
+    func runOne(checkpoint: () throws -> Void) throws -> (rows: [Row], correlation: [Double]?) {
         let renders = try renders(checkpoint: checkpoint)
         func search(_ calibrator: Calibrator) -> [RigCalibrator.Camera] {
             cameras.indices.map { c in
@@ -97,7 +106,7 @@ extension RigVerification {
         plain.outlierFactor = .infinity
         plain.maxFocalUncertainty = .infinity
         let theirs = try search(plain).map { try plain.calibrate(views: $0.views, width: $0.width, height: $0.height, name: $0.name) }
-        return try (1..<cameras.count).map { c in
+        let rows = try (1..<cameras.count).map { c in
             let estimate = result.rig.extrinsics[c], truth = extrinsics[c]
             let opencv = try OpenCVStereo.calibrate(theirs[0], theirs[c], first: theirs[0].calibration, second: theirs[c].calibration, fixIntrinsic: false)
             let fixed = try OpenCVStereo.calibrate(theirs[0], theirs[c], first: theirs[0].calibration, second: theirs[c].calibration, fixIntrinsic: true)
@@ -111,6 +120,7 @@ extension RigVerification {
                        openCVFixedTranslationError: Self.distance(fixed.pose.tvec, truth.tvec), openCVFixedRotationError: Pose3D.angleBetween(fixed.pose.rvec, truth.rvec),
                        ratios: (0..<6).map { difference[$0] / cov[7 * $0].squareRoot() }, views: seen, openCVViews: both)
         }
+        return (rows, Summary.correlation(result.rig.extrinsicCovariance))
     }
 
     static func distance(_ a: [Double], _ b: [Double]) -> Double { zip(a, b).map { ($0 - $1) * ($0 - $1) }.reduce(0, +).squareRoot() }
