@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <vector>
 #include <emmintrin.h>
 #include "bridge_status.h"
@@ -79,14 +80,29 @@ void compare_row_wide(const uint32_t *top, const uint32_t *bottom, int32_t side,
 }
 } // namespace
 
+struct mkk_threshold_workspace {
+    ThresholdWork work;
+};
+
+extern "C" mkk_threshold_workspace *mkk_threshold_workspace_create(void) { return new (std::nothrow) mkk_threshold_workspace; }
+
+extern "C" void mkk_threshold_workspace_destroy(mkk_threshold_workspace *workspace) { delete workspace; }
+
 extern "C" int32_t mkk_adaptive_threshold_rows(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
+                                               const int32_t *windows, int32_t count, double constant, uint8_t *binaries,
+                                               int32_t row_begin, int32_t row_end) {
+    static thread_local mkk_threshold_workspace own;
+    return mkk_adaptive_threshold_rows_in(&own, gray, width, height, stride, windows, count, constant, binaries, row_begin, row_end);
+}
+
+extern "C" int32_t mkk_adaptive_threshold_rows_in(mkk_threshold_workspace *workspace, const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                                const int32_t *windows, int32_t count, double constant,
                                                uint8_t *binaries, int32_t row_begin, int32_t row_end) {
     return bridge::guarded("adaptive threshold", [&]() -> int32_t {
         // Box sums of up to 2899 x 2899 gray levels stay below 2^31.
         if (!bridge::valid_gray(gray, width, height, stride) || windows == nullptr || count < 1 || binaries == nullptr ||
             row_begin < 0 || row_end > height || row_begin > row_end || !std::isfinite(constant) ||
-            std::fabs(constant) > 1e6)
+            std::fabs(constant) > 1e6 || workspace == nullptr)
             return bridge::fail(BRIDGE_ERR_ARGUMENT, "adaptive threshold: bad image, rows or constant");
         int32_t rmax = 0;
         for (int32_t k = 0; k < count; ++k) {
@@ -95,7 +111,7 @@ extern "C" int32_t mkk_adaptive_threshold_rows(const uint8_t *gray, int32_t widt
             rmax = std::max(rmax, windows[k] / 2);
         }
         if (row_begin == row_end) return BRIDGE_OK;
-        static thread_local ThresholdWork work;
+        ThresholdWork &work = workspace->work;
         const int32_t padded_width = width + 2 * rmax, row_size = padded_width + 1, rows = 2 * rmax + 2;
         work.ring.resize(size_t(rows) * size_t(row_size));
         work.padded.resize(size_t(padded_width));

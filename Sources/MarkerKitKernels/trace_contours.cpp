@@ -3,6 +3,7 @@
 // and in the same order, but with all memory kept per thread from frame to frame (cvFindContours
 // allocates its scanner, and bounding boxes of long contours, on every call).
 #include <cstring>
+#include <new>
 #include <vector>
 #include <emmintrin.h>
 #include "bridge_status.h"
@@ -84,13 +85,27 @@ inline int next_border(const int8_t *line, int x, int end) {
 }
 } // namespace
 
+struct mkk_trace_workspace {
+    TraceWorkspace work;
+};
+
+extern "C" mkk_trace_workspace *mkk_trace_workspace_create(void) { return new (std::nothrow) mkk_trace_workspace; }
+
+extern "C" void mkk_trace_workspace_destroy(mkk_trace_workspace *workspace) { delete workspace; }
+
 extern "C" int32_t mkk_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
                                      int32_t min_points, int32_t max_points, mkk_contours *out) {
+    static thread_local mkk_trace_workspace own;
+    return mkk_find_contours_in(&own, binary, width, height, stride, min_points, max_points, out);
+}
+
+extern "C" int32_t mkk_find_contours_in(mkk_trace_workspace *workspace, const uint8_t *binary, int32_t width, int32_t height,
+                                        int32_t stride, int32_t min_points, int32_t max_points, mkk_contours *out) {
     return bridge::guarded("find contours", [&]() -> int32_t {
-        if (!bridge::valid_gray(binary, width, height, stride) || out == nullptr)
+        if (!bridge::valid_gray(binary, width, height, stride) || out == nullptr || workspace == nullptr)
             return bridge::fail(BRIDGE_ERR_ARGUMENT, "find contours: bad image");
         *out = mkk_contours{0, nullptr, nullptr};
-        static thread_local TraceWorkspace work;
+        TraceWorkspace &work = workspace->work;
         // A one-pixel zero frame, so regions touching the image edge keep their edge pixels; 0/1 inside.
         const int row = width + 2, rows = height + 2;
         work.marks.resize(size_t(row) * rows);

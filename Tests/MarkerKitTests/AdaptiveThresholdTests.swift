@@ -38,7 +38,7 @@ import Testing
         }
     }
 
-    /// Several windows in one sweep (the detector's path), in bands of rows as the two cores split a
+    /// Several windows in one sweep (the detector's path), in bands of rows as the worker pool splits a
     /// frame: every window's image pixel for pixel what cv::adaptiveThreshold gives, wherever the bands
     /// meet, on frames down to one row and for windows wider than the frame.
     @Test func windowsInOneSweepAndBandsOfRowsGiveOpenCVsPixels() throws {

@@ -25,24 +25,33 @@ import Testing
         #expect(workspace.gray.width == 0 && workspace.reduced.width == 960 && workspace.binary.width == 800)
     }
 
-    /// The detector's second core: every job runs once, on worker 0 or 1, whoever calls.
-    @Test func twoCoresRunEveryJobOnce() {
-        struct Count: TwoCoresJob {
+    /// The worker pool: every job runs once, on a worker below the batch's limit, whoever calls and
+    /// whatever the thread setting.
+    @Test func theWorkerPoolRunsEveryJobOnce() {
+        struct Count: WorkerPoolJob {
             let runs: UnsafeMutablePointer<Int>, workers: UnsafeMutablePointer<Int>
             func run(_ index: Int, worker: Int) {
                 runs[index] += 1
                 workers[index] = worker
             }
         }
-        for count in [0, 1, 2, 3, 17, 200] {
-            var runs = [Int](repeating: 0, count: count + 1), workers = [Int](repeating: -1, count: count + 1)
-            runs.withUnsafeMutableBufferPointer { runs in
-                workers.withUnsafeMutableBufferPointer { workers in
-                    TwoCores.forEach(count, Count(runs: runs.baseAddress!, workers: workers.baseAddress!))
+        let setting = WorkerPool.threads
+        defer { WorkerPool.setThreads(setting) }
+        #expect(WorkerPool.setThreads(0) == 1 && WorkerPool.setThreads(Int.max) == WorkerPool.cores)
+        for threads in Set([1, 2, WorkerPool.cores]) {
+            WorkerPool.setThreads(threads)
+            #expect(OpenCVThreads.count == WorkerPool.threads, "OpenCV's threads follow MarkerKit's")
+            for (count, limit) in [(0, 0), (1, 0), (2, 0), (3, 0), (17, 0), (200, 0), (200, 1), (200, 2)] {
+                var runs = [Int](repeating: 0, count: count + 1), workers = [Int](repeating: -1, count: count + 1)
+                runs.withUnsafeMutableBufferPointer { runs in
+                    workers.withUnsafeMutableBufferPointer { workers in
+                        WorkerPool.forEach(count, maxWorkers: limit, Count(runs: runs.baseAddress!, workers: workers.baseAddress!))
+                    }
                 }
+                let most = min(WorkerPool.threads, limit == 0 ? Int.max : limit)
+                #expect(runs.dropLast().allSatisfy { $0 == 1 } && runs.last == 0, "\(count) jobs")
+                #expect(workers.dropLast().allSatisfy { (0..<most).contains($0) }, "\(count) jobs, at most \(most) workers")
             }
-            #expect(runs.dropLast().allSatisfy { $0 == 1 } && runs.last == 0, "\(count) jobs")
-            #expect(workers.dropLast().allSatisfy { $0 == 0 || $0 == 1 })
         }
     }
 

@@ -72,6 +72,10 @@ int32_t cvb_charuco_interpolate(const uint8_t *gray, int32_t width, int32_t heig
                                 const double *camera_matrix, const double *distortion, int32_t distortion_count,
                                 int32_t *ids, double *corners, int32_t capacity);
 
+/* OpenCV's thread count for its parallel_for_ (cv::setNumThreads, at least 1) and what it is now. */
+void cvb_set_num_threads(int32_t threads);
+int32_t cvb_get_num_threads(void);
+
 /* One cv::threshold pass (Otsu) over a gray frame into `binary`: the floor for detector timings. */
 int32_t cvb_threshold_pass(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, uint8_t *binary);
 

@@ -19,6 +19,8 @@ public struct DetectorBenchmark {
         public let recall20: [String: Double]
         /// MarkerKit's detector stage by stage on this case's frames (with `stagesForEveryCase`).
         public var stages: String? = nil
+        /// The threads both detectors were given (the worker pool's and OpenCV's), with `threadCounts`.
+        public var threads: Int? = nil
     }
 
     public struct ChessboardCase: Codable, Sendable {
@@ -40,6 +42,7 @@ public struct DetectorBenchmark {
         public var markerCases: [Case]
         public var chessboardCases: [ChessboardCase]
         public var mjpegCases: [MJPEGCase] = []
+        public var jobsCases: [JobsCase] = []
         public var charucoCases: [CharucoPhotoBenchmark.Case] = []
 
         public var table: String {
@@ -56,6 +59,12 @@ public struct DetectorBenchmark {
                 }
                 lines.append(c.name.padding(toLength: 44, withPad: " ", startingAt: 0) + f(ours) + "      " + cell("opencv") + cell("aruco3")
                     + f(c.milliseconds["threshold"]) + "     " + [r(c.recall["markerkit"]), r(c.recall["opencv"]), r(c.recall["aruco3"])].joined(separator: " "))
+            }
+            if !jobsCases.isEmpty { lines += ["", "folders detected as several jobs (one workspace each): frames a second (ratio to opencv) and recall"] }
+            for c in jobsCases {
+                let ours = c.framesPerSecond["markerkit"] ?? .nan, theirs = c.framesPerSecond["opencv"] ?? .nan
+                lines.append(c.name.padding(toLength: 60, withPad: " ", startingAt: 0) + String(format: "markerkit %7.1f  opencv %7.1f (%5.2fx)   ", ours, theirs, ours / theirs)
+                    + [r(c.recall["markerkit"]), r(c.recall["opencv"])].joined(separator: " / "))
             }
             if !stages.isEmpty { lines += ["", "markerkit at 1920x1080 with 10 markers, " + stages] }
             for c in markerCases { if let s = c.stages { lines += ["", "markerkit at \(c.name), " + s] } }
@@ -79,6 +88,9 @@ public struct DetectorBenchmark {
     public var repeatsOverride: Int?
 
     public var includeMarkers = true
+    /// Run the rendered marker cases and the folder rows once per thread count, the worker pool and OpenCV
+    /// both set to it (empty: as they are). The setting before the run is restored after it.
+    public var threadCounts: [Int] = []
     /// Only these frame sizes (nil: all of the run's sizes).
     public var onlySizes: [(Int, Int)]? = nil
     /// Also time MarkerKit's stages on every marker case (a separate run after the timed ones).
@@ -111,7 +123,19 @@ public struct DetectorBenchmark {
     public func run(video: URL?, progress: (String) -> Void = { _ in }) throws -> Report {
         var report = Report(quick: quick, repeats: repeats, dictionary: dictionary.name, markerCases: [], chessboardCases: [])
         let renderer = SceneRenderer()
-        if includeMarkers { try runRenderedMarkers(into: &report, renderer: renderer, progress: progress) }
+        let setting = WorkerPool.threads
+        defer { WorkerPool.setThreads(setting) }
+        let folder = includeMarkers && !threadCounts.isEmpty ? try jobsFrames(renderer: renderer) : nil
+        for threads in threadCounts.isEmpty ? [nil] : threadCounts.map(Optional.some) {
+            if let threads { WorkerPool.setThreads(threads) }
+            guard includeMarkers else { break }
+            try runRenderedMarkers(into: &report, renderer: renderer, threads: threads, progress: progress)
+            if let threads, let folder {
+                progress("folder, \(counted(threads, "job"))")
+                report.jobsCases.append(try jobsCase(images: folder.images, truths: folder.truths, jobs: threads))
+            }
+        }
+        WorkerPool.setThreads(setting)
         if includeMarkers, let video {
             progress("video")
             report.markerCases.append(try videoCase(video))
@@ -134,17 +158,19 @@ public struct DetectorBenchmark {
     }
 
     /// Rendered frames of every size with 0 to 50 markers; the stage timings of 1920x1080 with 10.
-    private func runRenderedMarkers(into report: inout Report, renderer: SceneRenderer, progress: (String) -> Void) throws {
+    private func runRenderedMarkers(into report: inout Report, renderer: SceneRenderer, threads: Int?, progress: (String) -> Void) throws {
         let sizes: [(Int, Int)] = onlySizes ?? (quick ? [(640, 480), (1920, 1080)] : [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)])
         for (w, h) in sizes {
             for count in quick ? [0, 10] : [0, 1, 10, 50] {
-                let name = "\(w)x\(h), \(counted(count, "marker"))"
+                let name = "\(w)x\(h), \(counted(count, "marker"))" + (threads.map { ", \(counted($0, "thread"))" } ?? "")
                 progress(name)
                 let scene = try BenchmarkScenes.markers(count: count, width: w, height: h, seed: UInt64(w * 31 + count), dictionary: dictionary)
                 let image = try renderer.render(scene)
                 let truth = try SceneTruth.markers(of: scene)
-                report.markerCases.append(try measure(name: name, images: [image], truths: [truth], dictionary: dictionary))
-                if w == 1920 && count == 10 {
+                var measured = try measure(name: name, images: [image], truths: [truth], dictionary: dictionary)
+                measured.threads = threads
+                report.markerCases.append(measured)
+                if w == 1920 && count == 10 && threads == threadCounts.last {
                     var timings: StageTimings? = StageTimings()
                     for _ in 0..<repeats { _ = try MarkerDetector(dictionary: dictionary).detect(in: image, workspace: workspace, timings: &timings) }
                     report.stages = timings!.table

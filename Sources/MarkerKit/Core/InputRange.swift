@@ -39,3 +39,19 @@ public enum InputRange {
         return (parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces))
     }
 }
+
+extension InputRange {
+    /// A list of thread counts such as "1,2,all" (all: `cores`), each in 1...`cores`, in the order given
+    /// without repeats; or the one-line refusal naming the machine's cores.
+    public static func threadCounts(_ text: String, cores: Int) throws -> [Int] {
+        var counts: [Int] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let item = part.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let n = item == "all" ? cores : Int(item), (1...cores).contains(n) else {
+                throw MarkerKitError.invalidArgument("'\(item)' is not a thread count: 1-\(cores) (the cores this process may use) or all")
+            }
+            if !counts.contains(n) { counts.append(n) }
+        }
+        return counts
+    }
+}

@@ -22,8 +22,10 @@ public final class DetectorWorkspace {
     var cropQuads: [Quad] = []
     var localQuads: [Quad] = []
     var localMarkers: [MarkerDetection] = []
-    /// One per worker thread: candidates are read in parallel.
-    var readers: [Reader] = [Reader(), Reader()]
+    /// One box-sum buffer per threshold band there can be (a band per worker at most).
+    let thresholdBands: [AdaptiveThreshold.Workspace] = (0..<WorkerPool.cores).map { _ in AdaptiveThreshold.Workspace() }
+    /// One per worker the pool can have (`WorkerPool.cores`): candidates are read in parallel.
+    var readers: [Reader] = (0..<WorkerPool.cores).map { _ in Reader() }
     /// Per candidate, in `quads` order: whether it was read yet, and what it read as.
     var reads: [MarkerDetection?] = []
     var wasRead: [Bool] = []
@@ -42,6 +44,8 @@ public final class DetectorWorkspace {
 
     /// Stages 3-4 of one threshold window.
     final class Pass {
+        /// The tracer's buffers for this window, whichever worker traces it.
+        let trace = Contours.Workspace()
         var contours = Contours.ContourSet()
         var quads: [Quad] = []
         /// Bounding boxes of the contours that may be markers too small to trace at reduced size.
@@ -56,6 +60,26 @@ public final class DetectorWorkspace {
         var refiner = CornerRefiner.Scratch()
         var timings: StageTimings?
         var error: (any Error)?
+
+        /// Room in every buffer for what `other`'s hold. Which worker reads which candidate is not fixed, so
+        /// after a wave every reader is given the largest room any reader needed: a worker that reads its
+        /// first large candidate at frame 50 (one of many helpers on a big machine) finds the room made in the
+        /// first frames instead of allocating in the live stream.
+        func reserve(like other: Reader) {
+            if square.pixels.count < other.square.pixels.count {
+                square = GrayImage(width: other.square.width, height: other.square.height, pixels: [UInt8](repeating: 0, count: other.square.pixels.count))
+            }
+            refiner.points.reserveCapacity(other.refiner.points.capacity)
+            refiner.strengths.reserveCapacity(other.refiner.strengths.capacity)
+            if refiner.bridge.count < other.refiner.bridge.count { refiner.bridge = [Double](repeating: 0, count: other.refiner.bridge.count) }
+        }
+    }
+
+    /// Every reader given the room of the one with the most (`Reader.reserve(like:)`), on the calling thread.
+    func evenReaders() {
+        for reader in readers {
+            for other in readers where other !== reader { reader.reserve(like: other) }
+        }
     }
 
     /// `count` passes in use, the buffers of the others kept.

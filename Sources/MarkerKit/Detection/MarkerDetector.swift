@@ -113,7 +113,7 @@ public struct MarkerDetector: Sendable {
     }
 
     /// Stages 2-4: the binary images of all threshold windows in one sweep, then each window's contours
-    /// and candidates, the windows on two cores (each with its own buffers); their candidates pooled in
+    /// and candidates, the windows on the worker pool (each with its own buffers); their candidates pooled in
     /// window order, then near-duplicates merged: the same candidates as the passes one after another.
     /// With `seedLengths`, contours of those lengths also become the local search's seeds
     /// (`workspace.seeds`). With `oneCore` the windows are traced on this thread only: the tracer's
@@ -124,7 +124,8 @@ public struct MarkerDetector: Sendable {
                                 into quads: inout [Quad]) throws {
         let p = parameters
         try measure("adaptive threshold", &timings) {
-            try AdaptiveThreshold.binaries(search, windows: windows, constant: p.thresholdConstant, into: &workspace.binaries)
+            try AdaptiveThreshold.binaries(search, windows: windows, constant: p.thresholdConstant, workspaces: workspace.thresholdBands,
+                                           into: &workspace.binaries)
         }
         (workspace.binaryWidth, workspace.binaryHeight) = (search.width, search.height)
         let minPoints = limits.lowerBound, maxPoints = limits.upperBound
@@ -136,7 +137,7 @@ public struct MarkerDetector: Sendable {
             if oneCore {
                 for index in 0..<windows.count { job.run(index, worker: 0) }
             } else {
-                TwoCores.forEach(windows.count, job)
+                WorkerPool.forEach(windows.count, job)
             }
         }
         quads.removeAll(keepingCapacity: true)
@@ -148,7 +149,7 @@ public struct MarkerDetector: Sendable {
             if seedLengths != nil { workspace.seeds.append(contentsOf: pass.seeds) }
         }
         if timings != nil {
-            // Time per stage summed over the windows (on two cores the frame takes less than the sum).
+            // Time per stage summed over the windows (on several cores the frame takes less than the sum).
             for index in 0..<windows.count { timings!.add("contours", passes[index].contoursTime) }
             for index in 0..<windows.count { timings!.add("candidates", passes[index].candidatesTime) }
         }
@@ -190,7 +191,7 @@ public struct MarkerDetector: Sendable {
         markers.append(contentsOf: local)
     }
 
-    /// Stages 5-9 on the candidates (largest first) on two cores, each worker with its own buffers. A
+    /// Stages 5-9 on the candidates (largest first) on the worker pool, each worker with its own buffers. A
     /// candidate inside a marker read from an earlier one is not read (markers do not nest: its inner
     /// border, a blob of its code). The markers are exactly those of reading the candidates one after
     /// another: the reads are done in waves, and after each a pass in order takes the reads that count and
@@ -249,12 +250,13 @@ public struct MarkerDetector: Sendable {
             wave.withUnsafeBufferPointer { indices in
                 reads.withUnsafeMutableBufferPointer { reads in
                     quads.withUnsafeBufferPointer { quads in
-                        TwoCores.forEach(indices.count, ReadWave(detector: self, image: image, quads: quads.baseAddress!,
+                        WorkerPool.forEach(indices.count, ReadWave(detector: self, image: image, quads: quads.baseAddress!,
                                                                  indices: indices.baseAddress!, reads: reads.baseAddress!, readers: readers))
                     }
                 }
             }
             for reader in readers { if let error = reader.error { throw error } }
+            workspace.evenReaders()
             for i in wave { wasRead[i] = true }
             markers.removeAll(keepingCapacity: true)
             wave.removeAll(keepingCapacity: true)
@@ -272,7 +274,7 @@ public struct MarkerDetector: Sendable {
     }
 
     /// Stages 3-4 of one threshold window, into its pass's buffers.
-    private struct TracePasses: TwoCoresJob {
+    private struct TracePasses: WorkerPoolJob {
         let binaries: UnsafePointer<UInt8>
         let width: Int, height: Int, minPoints: Int, maxPoints: Int
         let seedLengths: ClosedRange<Int>?
@@ -289,7 +291,7 @@ public struct MarkerDetector: Sendable {
                 let size = width * height
                 let shortest = min(minPoints, seedLengths?.lowerBound ?? minPoints)
                 try Contours.find(in: UnsafeBufferPointer(start: binaries + index * size, count: size), width: width, height: height,
-                                  minPoints: shortest, maxPoints: maxPoints, into: &pass.contours)
+                                  minPoints: shortest, maxPoints: maxPoints, workspace: pass.trace, into: &pass.contours)
                 let traced = clock.now
                 pass.quads.removeAll(keepingCapacity: true)
                 try QuadCandidates.appendQuads(from: pass.contours, imageWidth: width, imageHeight: height, parameters: parameters,
@@ -304,7 +306,7 @@ public struct MarkerDetector: Sendable {
     }
 
     /// Stages 5-9 on the candidates of a wave, each worker with its own buffers.
-    private struct ReadWave: TwoCoresJob {
+    private struct ReadWave: WorkerPoolJob {
         let detector: MarkerDetector
         let image: GrayImage
         let quads: UnsafePointer<Quad>

@@ -1,6 +1,6 @@
 /// Time spent in each detector stage, summed over the frames measured, in stage order. Stages whose work
-/// runs on two cores (the threshold windows' contours and candidates, the candidates' reads) add up the
-/// time of both threads, so on two cores the total is more than the frames took.
+/// runs on the worker pool (the threshold windows' contours and candidates, the candidates' reads) add up
+/// the time of every thread, so on several cores the total is more than the frames took.
 public struct StageTimings: Sendable {
     public private(set) var stages: [(name: String, seconds: Double)] = []
     public private(set) var frames = 0

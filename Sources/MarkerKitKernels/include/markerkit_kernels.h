@@ -33,6 +33,15 @@ int32_t mkk_adaptive_threshold(const uint8_t *gray, int32_t width, int32_t heigh
 int32_t mkk_adaptive_threshold_rows(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                     const int32_t *windows, int32_t count, double constant, uint8_t *binaries,
                                     int32_t row_begin, int32_t row_end);
+/* The same with the box sums in `workspace` instead of the calling thread's buffer: a job that any worker
+ * may run (a band of a frame) keeps its own buffer, so what it allocates does not depend on which thread
+ * ran it. A workspace is used by one call at a time. */
+typedef struct mkk_threshold_workspace mkk_threshold_workspace;
+mkk_threshold_workspace *mkk_threshold_workspace_create(void);
+void mkk_threshold_workspace_destroy(mkk_threshold_workspace *workspace);
+int32_t mkk_adaptive_threshold_rows_in(mkk_threshold_workspace *workspace, const uint8_t *gray, int32_t width, int32_t height,
+                                       int32_t stride, const int32_t *windows, int32_t count, double constant,
+                                       uint8_t *binaries, int32_t row_begin, int32_t row_end);
 
 /* Contours of a binary image (nonzero = region) by border following, only those with between
  * min_points and max_points points: point for point and in the order what cv::findContours gives with
@@ -46,6 +55,13 @@ typedef struct mkk_contours {
 } mkk_contours;
 int32_t mkk_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
                           int32_t min_points, int32_t max_points, mkk_contours *out);
+/* The same with its arrays in `workspace` (valid until that workspace's next call) instead of the calling
+ * thread's: for a job any worker may run (a threshold window's contours). */
+typedef struct mkk_trace_workspace mkk_trace_workspace;
+mkk_trace_workspace *mkk_trace_workspace_create(void);
+void mkk_trace_workspace_destroy(mkk_trace_workspace *workspace);
+int32_t mkk_find_contours_in(mkk_trace_workspace *workspace, const uint8_t *binary, int32_t width, int32_t height,
+                             int32_t stride, int32_t min_points, int32_t max_points, mkk_contours *out);
 
 /* Douglas-Peucker on a closed contour without heap allocation, as cv::approxPolyDP (an approximate
  * diameter splits it first); writes the vertices (x,y) and returns how many, or capacity + 1 when the
@@ -110,14 +126,21 @@ int32_t mkk_square_pose_sigma(const double *corners, const double *edge_noise, d
  * rotation and translation blocks; the rotation's in degrees) into out[0], out[1]. */
 void mkk_pose_sigma(const double *covariance, double *out);
 
-/* Runs job(context, i, worker) for every i in 0 ..< count, on the calling thread (worker 0) and on one
- * helper thread kept for the process (worker 1, started by the first call), and returns when all have
- * run. Jobs are claimed in order but run on either thread, so each must write only its own results (and
- * scratch memory by worker). With one core, with MARKERKIT_DETECTOR_THREADS=1, or while another thread's
- * batch has the helper, the caller runs them all. No heap allocation after the first call. */
-void mkk_parallel_for(int32_t count, void (*job)(void *context, int32_t index, int32_t worker), void *context);
-/* 2 when mkk_parallel_for can use a helper thread, else 1. */
+/* Runs job(context, i, worker) for every i in 0 ..< count, on the calling thread (worker 0) and on helper
+ * threads kept for the process (workers 1 ..< n, started by the first call; one fewer than the cores in
+ * the process's affinity mask), and returns when all have run. At most min(count, max_workers (0: no
+ * limit), mkk_parallel_threads()) workers take part. Jobs are claimed in order but run on any of them, so
+ * each must write only its own results (and scratch memory by worker). With one core, with a setting of
+ * 1, or while another thread's batch has the helpers, the caller runs them all. No heap allocation after
+ * the first call. */
+void mkk_parallel_for(int32_t count, int32_t max_workers, void (*job)(void *context, int32_t index, int32_t worker), void *context);
+/* How many workers a batch may use: MARKERKIT_DETECTOR_THREADS (at most the cores) or the cores, until
+ * mkk_parallel_set_threads changes it. */
 int32_t mkk_parallel_threads(void);
+/* The cores this process may run on (its affinity mask): the most workers there can be. */
+int32_t mkk_parallel_cores(void);
+/* Sets how many workers batches may use from now on, clamped to 1 ... the cores; returns the value set. */
+int32_t mkk_parallel_set_threads(int32_t threads);
 
 /* The shortest decimal text of `value` that reads back exactly (std::to_chars), into `out`; returns its
  * length, 0 when it does not fit. Allocation-free. */

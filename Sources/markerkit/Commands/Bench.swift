@@ -23,13 +23,16 @@ struct Bench: ParsableCommand {
         as its expected.json says) keep their own. Real ChArUco photos (a folder of sets with an \
         expected.json: --charuco-photos or $MARKERKIT_CHARUCO_PHOTOS; in the repository, its set): board \
         corners and time per photo against OpenCV 4.6's detectMarkers + interpolateCornersCharuco, with \
-        OpenCV 5.0's CharucoDetector count from the file. Times come true only from an optimised build (make \
+        OpenCV 5.0's CharucoDetector count from the file. --threads runs the rendered marker cases once per \
+        thread count, MarkerKit's workers and OpenCV's (cv::setNumThreads) given the same, with a folder row \
+        each: 8 frames detected as detect --jobs N runs them, frames a second. Times come true only from an optimised build (make \
         install, or swift build -c release).
 
         Examples:
           markerkit bench --quick
           markerkit bench --json bench.json
           markerkit bench --only markers --dictionary 5x5_100
+          markerkit bench --only markers --threads 1,2,all --sizes 640x480,1280x720
         """
     )
 
@@ -41,6 +44,7 @@ struct Bench: ParsableCommand {
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
     @Option(help: ArgumentHelp("Runs per frame, 1-1000 (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
     @Flag(help: "Also print MarkerKit's time per detector stage for every marker case.") var stages = false
+    @Option(help: ArgumentHelp("Thread counts for the rendered marker cases and the --jobs folder rows, each given to both MarkerKit's workers and OpenCV's (cv::setNumThreads): e.g. 1,2,all (all: the cores this process may use).", valueName: "list")) var threads = "all"
     @Option(help: ArgumentHelp("The real video to include (default: ArUco's test video if present).", valueName: "file")) var video: String?
     @OptionGroup var dictionaryOption: DictionaryOption
     @OptionGroup var forceOption: ForceOption
@@ -70,6 +74,7 @@ struct Bench: ParsableCommand {
         benchmark.includePhone = only == nil || only == .phone
         benchmark.includeMJPEG = only == nil || only == .mjpeg
         benchmark.stagesForEveryCase = stages
+        benchmark.threadCounts = try naming("--threads: ") { try InputRange.threadCounts(threads, cores: WorkerPool.cores) }
         benchmark.dictionary = dictionaryOption.dictionary
         if let repeats {
             benchmark.repeatsOverride = try InputRange.check(repeats, in: RenderLimits.benchmarkRepeats, "--repeats")

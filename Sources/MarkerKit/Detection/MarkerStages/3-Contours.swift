@@ -30,13 +30,26 @@ public enum Contours {
         }
     }
 
-    /// The same on a packed binary image in memory the caller holds (one of AdaptiveThreshold.binaries).
+    /// A tracing job's own buffers (`mkk_find_contours_in`): a threshold window's pass keeps one, so what
+    /// tracing allocates follows the window, not whichever worker traced it.
+    final class Workspace {
+        let pointer: OpaquePointer
+        init() {
+            guard let made = mkk_trace_workspace_create() else { fatalError("out of memory for a contour workspace") }
+            pointer = made
+        }
+        deinit { mkk_trace_workspace_destroy(pointer) }
+    }
+
+    /// The same on a packed binary image in memory the caller holds (one of AdaptiveThreshold.binaries),
+    /// in `workspace`'s buffers (nil: this thread's).
     static func find(in binary: UnsafeBufferPointer<UInt8>, width: Int, height: Int, minPoints: Int, maxPoints: Int,
-                     into set: inout ContourSet) throws {
+                     workspace: Workspace? = nil, into set: inout ContourSet) throws {
         precondition(binary.count >= width * height, "a binary image of width x height pixels")
         var found = mkk_contours()
-        let status = mkk_find_contours(binary.baseAddress, Int32(width), Int32(height), Int32(width),
-                                       Int32(minPoints), Int32(maxPoints), &found)
+        let status = workspace.map {
+            mkk_find_contours_in($0.pointer, binary.baseAddress, Int32(width), Int32(height), Int32(width), Int32(minPoints), Int32(maxPoints), &found)
+        } ?? mkk_find_contours(binary.baseAddress, Int32(width), Int32(height), Int32(width), Int32(minPoints), Int32(maxPoints), &found)
         try Bridge.check(status)
         guard found.count > 0 else { return }
         let base = Int32(set.points.count / 2)
