@@ -14,6 +14,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <sched.h>
@@ -58,8 +59,12 @@ int32_t cores_available() {
 struct Pool {
     const int32_t threads; // the caller and threads - 1 helpers
     std::mutex mutex;
-    std::condition_variable wake;
-    int32_t sleeping = 0; // under mutex
+    // Each helper sleeps on its own condition, so a batch wakes only the helpers it wants.
+    struct Sleeper {
+        std::condition_variable wake;
+        bool sleeping = false; // under mutex
+    };
+    std::unique_ptr<Sleeper[]> sleepers;
 
     std::atomic<uint64_t> state{0};
     std::atomic<int32_t> active{0};  // helpers inside a batch (or checking whether to be)
@@ -70,37 +75,39 @@ struct Pool {
     void *context = nullptr;
     int32_t count = 0;
 
-    explicit Pool(int32_t threads) : threads(threads) {}
+    explicit Pool(int32_t threads) : threads(threads), sleepers(new Sleeper[size_t(threads)]) {}
 
     void run_jobs(int32_t worker) {
         for (int32_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) job(context, i, worker);
     }
 
-    static bool wanted(uint64_t s, uint64_t seen) { return (s & kOpen) && generation_of(s) != seen; }
+    // An open batch this helper has not seen that wants it (helper id < the batch's workers). A batch for
+    // fewer workers passes the others by: they neither wake nor start spinning again for it.
+    static bool wanted(uint64_t s, uint64_t seen, int32_t id) {
+        return (s & kOpen) && generation_of(s) != seen && id < workers_of(s);
+    }
 
     [[noreturn]] void helper(int32_t id) {
         uint64_t seen = 0;
+        Sleeper &self = sleepers[size_t(id)];
         for (;;) {
-            uint64_t s = state.load(std::memory_order_acquire);
-            if (!wanted(s, seen)) {
-                // Nothing to join: spin about 200 us, then sleep until a batch is opened.
-                const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
-                for (int spins = 1;; ++spins) {
+            // Spin about 200 us after the last batch this helper worked in, then sleep until one wants it.
+            const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+            uint64_t s;
+            for (int spins = 1;; ++spins) {
+                s = state.load(std::memory_order_acquire);
+                if (wanted(s, seen, id)) break;
+                if (spins % 64 == 0 && std::chrono::steady_clock::now() > until) {
+                    std::unique_lock<std::mutex> lock(mutex);
+                    self.sleeping = true;
+                    self.wake.wait(lock, [&] { return wanted(state.load(std::memory_order_acquire), seen, id); });
+                    self.sleeping = false;
                     s = state.load(std::memory_order_acquire);
-                    if (wanted(s, seen)) break;
-                    if (spins % 64 == 0 && std::chrono::steady_clock::now() > until) {
-                        std::unique_lock<std::mutex> lock(mutex);
-                        ++sleeping;
-                        wake.wait(lock, [&] { return wanted(state.load(std::memory_order_acquire), seen); });
-                        --sleeping;
-                        s = state.load(std::memory_order_acquire);
-                        break;
-                    }
-                    relax();
+                    break;
                 }
+                relax();
             }
             seen = generation_of(s);
-            if (id >= workers_of(s)) continue; // a batch for fewer workers: let it pass
             active.fetch_add(1, std::memory_order_seq_cst);
             if (state.load(std::memory_order_seq_cst) == s) run_jobs(id);
             active.fetch_sub(1, std::memory_order_release);
@@ -162,7 +169,8 @@ extern "C" void mkk_parallel_for(int32_t count, int32_t max_workers, void (*job)
     p->state.store(closed | kOpen, std::memory_order_seq_cst);
     {
         std::lock_guard<std::mutex> lock(p->mutex);
-        if (p->sleeping > 0) p->wake.notify_all();
+        for (int32_t id = 1; id < workers; ++id)
+            if (p->sleepers[size_t(id)].sleeping) p->sleepers[size_t(id)].wake.notify_one();
     }
     p->run_jobs(0);
     // Every job is claimed: close the batch, then wait for the helpers that joined it to finish theirs.
