@@ -102,7 +102,7 @@ public struct DetectionJob {
     }
 
     /// `history`: frames come in order, and an ambiguous marker's pose is chosen by the frames before.
-    private func makeWorker(history: Bool = false) -> () -> Worker {
+    private func makeWorker(history: Bool = false, jobs: Int = 1) -> () -> Worker {
         let detector = detector, poseEstimator = poseEstimator, timed = timings != nil, board = board, markerMap = markerMap, smooth = smooth,
             checkerboard = checkerboard
         return {
@@ -113,6 +113,8 @@ public struct DetectionJob {
             analyzer.markerMap = markerMap
             if history, poseEstimator != nil { analyzer.poseHistory = PoseHistory(ids: detector.dictionary.count) }
             if history, smooth, poseEstimator != nil { analyzer.smoother = PoseSmoother(ids: detector.dictionary.count) }
+            // Several frames at once fill the cores: each frame takes its share of the pool.
+            if jobs > 1 { analyzer.frameWorkers = max(1, WorkerPool.threads / jobs) }
             return Worker(analyzer: analyzer)
         }
     }
@@ -124,7 +126,7 @@ public struct DetectionJob {
         let annotate = annotationDirectory != nil
         var next = 0
         var index = 0
-        try OrderedJobs.run(jobs: jobs, makeState: makeWorker(), take: { worker in
+        try OrderedJobs.run(jobs: jobs, makeState: makeWorker(jobs: jobs), take: { worker in
             guard next < urls.count else { return false }
             worker.image = urls[next]
             next += 1
@@ -175,7 +177,7 @@ public struct DetectionJob {
         var ids = Set<Int>()
         // Poses are chosen in frame order (PoseHistory), so a video with poses is detected by one worker.
         let inOrder = poseEstimator != nil
-        try OrderedJobs.run(jobs: inOrder ? 1 : jobs, makeState: makeWorker(history: inOrder), take: { worker in
+        try OrderedJobs.run(jobs: inOrder ? 1 : jobs, makeState: makeWorker(history: inOrder, jobs: inOrder ? 1 : jobs), take: { worker in
             try source.next(into: &worker.sourced)
         }, work: { worker in
             try worker.analyze(annotate: annotate)

@@ -22,6 +22,9 @@ public final class DetectorWorkspace {
     var cropQuads: [Quad] = []
     var localQuads: [Quad] = []
     var localMarkers: [MarkerDetection] = []
+    /// At most this many workers for one frame's batches (0: as many as the pool gives). Frames detected
+    /// several at once (`--jobs`) already fill the cores: each then takes its share, not the whole pool.
+    public var frameWorkers = 0
     /// One box-sum buffer per threshold band there can be (a band per worker at most).
     let thresholdBands: [AdaptiveThreshold.Workspace] = (0..<WorkerPool.cores).map { _ in AdaptiveThreshold.Workspace() }
     /// One per worker the pool can have (`WorkerPool.cores`): candidates are read in parallel.

@@ -125,6 +125,7 @@ public struct MarkerDetector: Sendable {
         let p = parameters
         try measure("adaptive threshold", &timings) {
             try AdaptiveThreshold.binaries(search, windows: windows, constant: p.thresholdConstant, workspaces: workspace.thresholdBands,
+                                           maxWorkers: workspace.frameWorkers,
                                            into: &workspace.binaries)
         }
         (workspace.binaryWidth, workspace.binaryHeight) = (search.width, search.height)
@@ -137,7 +138,7 @@ public struct MarkerDetector: Sendable {
             if oneCore {
                 for index in 0..<windows.count { job.run(index, worker: 0) }
             } else {
-                WorkerPool.forEach(windows.count, job)
+                WorkerPool.forEach(windows.count, maxWorkers: workspace.frameWorkers, job)
             }
         }
         quads.removeAll(keepingCapacity: true)
@@ -250,7 +251,7 @@ public struct MarkerDetector: Sendable {
             wave.withUnsafeBufferPointer { indices in
                 reads.withUnsafeMutableBufferPointer { reads in
                     quads.withUnsafeBufferPointer { quads in
-                        WorkerPool.forEach(indices.count, ReadWave(detector: self, image: image, quads: quads.baseAddress!,
+                        WorkerPool.forEach(indices.count, maxWorkers: workspace.frameWorkers, ReadWave(detector: self, image: image, quads: quads.baseAddress!,
                                                                  indices: indices.baseAddress!, reads: reads.baseAddress!, readers: readers))
                     }
                 }

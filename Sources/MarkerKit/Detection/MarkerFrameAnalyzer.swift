@@ -30,6 +30,11 @@ public struct MarkerFrameAnalyzer {
     public var timings: StageTimings?
     /// The detector's buffers, reused frame after frame.
     private let workspace = DetectorWorkspace()
+    /// At most this many workers for one frame (`DetectorWorkspace.frameWorkers`; 0: the pool's setting).
+    public var frameWorkers: Int {
+        get { workspace.frameWorkers }
+        nonmutating set { workspace.frameWorkers = newValue }
+    }
     /// The turned frame, the markers found and the markers reported, reused frame after frame (the
     /// reported list is handed out in the result: once the caller lets go of it, the next frame refills it).
     private var turned = Frame.empty

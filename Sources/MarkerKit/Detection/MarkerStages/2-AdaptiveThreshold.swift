@@ -39,10 +39,11 @@ public enum AdaptiveThreshold {
     /// With `workspaces` (one per band there may be: `WorkerPool.cores`), each band sums in its own; without,
     /// in the buffer of the thread that runs it.
     public static func binaries(_ image: GrayImage, windows: [Int], constant: Double, into binaries: inout [UInt8]) throws {
-        try self.binaries(image, windows: windows, constant: constant, workspaces: nil, into: &binaries)
+        try self.binaries(image, windows: windows, constant: constant, workspaces: nil, maxWorkers: 0, into: &binaries)
     }
 
-    static func binaries(_ image: GrayImage, windows: [Int], constant: Double, workspaces: [Workspace]?, into binaries: inout [UInt8]) throws {
+    static func binaries(_ image: GrayImage, windows: [Int], constant: Double, workspaces: [Workspace]?, maxWorkers: Int,
+                         into binaries: inout [UInt8]) throws {
         let size = windows.count * image.width * image.height
         if binaries.count != size {
             binaries.removeAll(keepingCapacity: true)
@@ -53,7 +54,8 @@ public enum AdaptiveThreshold {
         try withUnsafeTemporaryAllocation(of: Int32.self, capacity: windows.count + 2) { memory in
             for (i, w) in windows.enumerated() { memory[i] = Int32(w) }
             let status = memory.baseAddress! + windows.count // one status per band
-            let bands = min(Self.bands(width: image.width, height: image.height, threads: WorkerPool.threads), workspaces?.count ?? Int.max)
+            let threads = maxWorkers > 0 ? min(maxWorkers, WorkerPool.threads) : WorkerPool.threads
+            let bands = min(Self.bands(width: image.width, height: image.height, threads: threads), workspaces?.count ?? Int.max)
             image.pixels.withUnsafeBufferPointer { gray in
                 binaries.withUnsafeMutableBufferPointer { out in
                     WorkerPool.forEach(bands, Bands(gray: gray.baseAddress!, width: image.width, height: image.height, windows: memory.baseAddress!,
