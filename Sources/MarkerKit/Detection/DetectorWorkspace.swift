@@ -64,25 +64,38 @@ public final class DetectorWorkspace {
         var timings: StageTimings?
         var error: (any Error)?
 
-        /// Room in every buffer for what `other`'s hold. Which worker reads which candidate is not fixed, so
-        /// after a wave every reader is given the largest room any reader needed: a worker that reads its
-        /// first large candidate at frame 50 (one of many helpers on a big machine) finds the room made in the
-        /// first frames instead of allocating in the live stream.
-        func reserve(like other: Reader) {
-            if square.pixels.count < other.square.pixels.count {
-                square = GrayImage(width: other.square.width, height: other.square.height, pixels: [UInt8](repeating: 0, count: other.square.pixels.count))
+        /// The room a reader's buffers have: the square's size, the refiner's capacities.
+        struct Room {
+            var square = (width: 0, height: 0), points = 0, strengths = 0, bridge = 0
+
+            mutating func widen(to reader: Reader) {
+                if reader.square.pixels.count > square.width * square.height { square = (reader.square.width, reader.square.height) }
+                points = max(points, reader.refiner.points.capacity)
+                strengths = max(strengths, reader.refiner.strengths.capacity)
+                bridge = max(bridge, reader.refiner.bridge.count)
             }
-            refiner.points.reserveCapacity(other.refiner.points.capacity)
-            refiner.strengths.reserveCapacity(other.refiner.strengths.capacity)
-            if refiner.bridge.count < other.refiner.bridge.count { refiner.bridge = [Double](repeating: 0, count: other.refiner.bridge.count) }
+        }
+
+        /// At least `room` in every buffer. Which worker reads which candidate is not fixed, so after a wave
+        /// every reader is given the largest room any reader needed: a worker that reads its first large
+        /// candidate at frame 50 (one of many helpers on a big machine) finds the room made in the first
+        /// frames instead of allocating in the live stream.
+        func reserve(_ room: Room) {
+            if square.pixels.count < room.square.width * room.square.height {
+                square = GrayImage(width: room.square.width, height: room.square.height, pixels: [UInt8](repeating: 0, count: room.square.width * room.square.height))
+            }
+            refiner.points.reserveCapacity(room.points)
+            refiner.strengths.reserveCapacity(room.strengths)
+            if refiner.bridge.count < room.bridge { refiner.bridge = [Double](repeating: 0, count: room.bridge) }
         }
     }
 
-    /// Every reader given the room of the one with the most (`Reader.reserve(like:)`), on the calling thread.
+    /// Every reader given the room of the largest (`Reader.reserve`), on the calling thread: one pass to
+    /// find it, one to give it, each a few comparisons per reader once the room is made.
     func evenReaders() {
-        for reader in readers {
-            for other in readers where other !== reader { reader.reserve(like: other) }
-        }
+        var room = Reader.Room()
+        for reader in readers { room.widen(to: reader) }
+        for reader in readers { reader.reserve(room) }
     }
 
     /// `count` passes in use, the buffers of the others kept.
