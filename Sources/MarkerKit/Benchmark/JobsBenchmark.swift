@@ -35,7 +35,7 @@ extension DetectorBenchmark {
         let contenders: [(String, () -> (GrayImage) throws -> [MarkerDetection])] = [
             ("markerkit", {
                 let workspace = DetectorWorkspace(), detector = MarkerDetector(dictionary: dictionary)
-                if jobs > 1 { workspace.frameWorkers = max(1, WorkerPool.threads / jobs) }
+                workspace.frameWorkers = WorkerPool.share(jobs: jobs)
                 return { image in
                     var none: StageTimings? = nil
                     return try detector.detect(in: image, workspace: workspace, timings: &none)

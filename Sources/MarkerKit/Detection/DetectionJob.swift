@@ -114,7 +114,7 @@ public struct DetectionJob {
             if history, poseEstimator != nil { analyzer.poseHistory = PoseHistory(ids: detector.dictionary.count) }
             if history, smooth, poseEstimator != nil { analyzer.smoother = PoseSmoother(ids: detector.dictionary.count) }
             // Several frames at once fill the cores: each frame takes its share of the pool.
-            if jobs > 1 { analyzer.frameWorkers = max(1, WorkerPool.threads / jobs) }
+            analyzer.frameWorkers = WorkerPool.share(jobs: jobs)
             return Worker(analyzer: analyzer)
         }
     }

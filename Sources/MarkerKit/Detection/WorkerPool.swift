@@ -12,6 +12,10 @@ public enum WorkerPool {
     /// can be, so per-worker scratch is sized by it.
     public static var cores: Int { Int(mkk_parallel_cores()) }
 
+    /// Each of `jobs` frames detected at once gets this many workers (0 for one job: the whole pool), so
+    /// that the frames together fill the pool and no more.
+    static func share(jobs: Int) -> Int { jobs > 1 ? max(1, threads / jobs) : 0 }
+
     /// Sets how many workers batches use from now on (1 ... `cores`); returns the value set. OpenCV's own
     /// thread count is set to the same (`cv::setNumThreads`), so the two never ask for more cores than given.
     @discardableResult
