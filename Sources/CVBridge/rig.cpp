@@ -16,7 +16,7 @@ struct Rig {
     const cvb_model *models;
     const int32_t *counts, *free_counts, *group_view, *group_camera, *group_points;
     const double *object, *image;
-    std::vector<double> weight;            // per camera: 1 / its corners' noise, relative
+    const double *weight;                  // per point: 1 / its noise, relative (nullptr: all 1)
     std::vector<cv::Mat> parameterization; // n_c x free_c per camera
     std::vector<int> intrinsic_offset;     // first global column of each camera's free intrinsics
     int extrinsic_offset = 0, global = 0;
@@ -53,7 +53,11 @@ void pose_in(const State &s, int c, int v, cv::Mat &r3, cv::Mat &t3, cv::Mat &by
     dt3dt2.copyTo(by_extrinsic(cv::Rect(3, 3, 3, 3)));
 }
 
-// One group's residuals (observed - projected, 2N) and, when asked, its Jacobian columns: global (2N x global)
+double point_weight(const Rig &rig, int g, int i) {
+    return rig.weight == nullptr ? 1.0 : rig.weight[rig.first_point[g] + size_t(i)];
+}
+
+// One group's residuals (observed - projected, 2N, each point's two weighted by its weight) and, when asked, its Jacobian columns: global (2N x global)
 // and view (2N x 6).
 void group_terms(const Rig &rig, const State &s, int g, cv::Mat &residual, cv::Mat *global, cv::Mat *view) {
     const int c = rig.group_camera[g], v = rig.group_view[g], count = rig.group_points[g];
@@ -67,14 +71,14 @@ void group_terms(const Rig &rig, const State &s, int g, cv::Mat &residual, cv::M
     std::vector<cv::Point2d> projected;
     cvb::project_with_jacobian(board, r3, t3, s.k[c], s.d[c], rig.counts[c], rig.models[c], projected, jacobian);
     residual.create(2 * count, 1, CV_64F);
-    const double w = rig.weight[c];
     for (int i = 0; i < count; ++i) {
         const double *q = rig.image + 2 * (rig.first_point[g] + i);
+        const double w = point_weight(rig, g, i);
         residual.at<double>(2 * i) = w * (q[0] - projected[i].x);
         residual.at<double>(2 * i + 1) = w * (q[1] - projected[i].y);
     }
     if (global == nullptr) return;
-    jacobian *= w;
+    for (int i = 0; i < count; ++i) jacobian.rowRange(2 * i, 2 * i + 2) *= point_weight(rig, g, i);
     const int n = 4 + rig.counts[c];
     const cv::Mat pose = jacobian.colRange(n, n + 6);
     *global = cv::Mat::zeros(2 * count, rig.global, CV_64F);
@@ -175,15 +179,16 @@ extern "C" int32_t cvb_rig_solve(int32_t cameras, const cvb_model *models, const
                                  double *camera_matrices, double *distortions, const double *parameterizations,
                                  const int32_t *free_counts, double *extrinsics, int32_t views, double *poses, int32_t groups,
                                  const int32_t *group_view, const int32_t *group_camera, const int32_t *group_points,
-                                 const double *object_points, const double *image_points, const double *camera_weights,
-                                 double *covariance, double *group_rms, double *noise, int32_t *iterations) {
+                                 const double *object_points, const double *image_points, const double *point_weights,
+                                 double *covariance, double *group_rms, double *group_weighted_rms, double *noise, int32_t *iterations) {
     return cvb::guarded("rig solve", [&]() -> int32_t {
         if (cameras < 1 || views < 1 || groups < 1 || models == nullptr || distortion_counts == nullptr || camera_matrices == nullptr ||
             distortions == nullptr || parameterizations == nullptr || free_counts == nullptr || extrinsics == nullptr ||
             poses == nullptr || group_view == nullptr || group_camera == nullptr || group_points == nullptr ||
             object_points == nullptr || image_points == nullptr || covariance == nullptr || group_rms == nullptr || noise == nullptr)
             return cvb::fail(BRIDGE_ERR_ARGUMENT, "rig solve: bad argument");
-        Rig rig{cameras, views, groups, models, distortion_counts, free_counts, group_view, group_camera, group_points, object_points, image_points};
+        Rig rig{cameras, views, groups, models, distortion_counts, free_counts, group_view, group_camera, group_points, object_points, image_points,
+                point_weights};
         size_t at = 0;
         for (int g = 0; g < groups; ++g) {
             if (group_view[g] < 0 || group_view[g] >= views || group_camera[g] < 0 || group_camera[g] >= cameras || group_points[g] < 3)
@@ -191,6 +196,8 @@ extern "C" int32_t cvb_rig_solve(int32_t cameras, const cvb_model *models, const
             rig.first_point.push_back(at);
             at += size_t(group_points[g]);
         }
+        for (size_t i = 0; point_weights != nullptr && i < at; ++i)
+            if (!(point_weights[i] > 0) || !std::isfinite(point_weights[i])) return cvb::fail(BRIDGE_ERR_ARGUMENT, "rig solve: bad point weight");
         const double *p = parameterizations;
         for (int c = 0; c < cameras; ++c) {
             const int n = 4 + distortion_counts[c];
@@ -198,9 +205,6 @@ extern "C" int32_t cvb_rig_solve(int32_t cameras, const cvb_model *models, const
                 models[c] < 0 || models[c] > 2 || (models[c] == CVB_MODEL_FISHEYE && distortion_counts[c] != 4))
                 return cvb::fail(BRIDGE_ERR_ARGUMENT, "rig solve: bad camera");
             rig.parameterization.push_back(cv::Mat(n, free_counts[c], CV_64F, const_cast<double *>(p)).clone());
-            const double w = camera_weights == nullptr ? 1.0 : camera_weights[c];
-            if (!(w > 0) || !std::isfinite(w)) return cvb::fail(BRIDGE_ERR_ARGUMENT, "rig solve: bad camera weight");
-            rig.weight.push_back(w);
             p += n * free_counts[c];
             rig.intrinsic_offset.push_back(rig.global);
             rig.global += free_counts[c];
@@ -271,7 +275,9 @@ extern "C" int32_t cvb_rig_solve(int32_t cameras, const cvb_model *models, const
         for (int g = 0; g < groups; ++g) {
             cv::Mat r;
             group_terms(rig, s, g, r, nullptr, nullptr);
-            group_rms[g] = std::sqrt(r.dot(r) / group_points[g]) / rig.weight[group_camera[g]];
+            if (group_weighted_rms != nullptr) group_weighted_rms[g] = std::sqrt(r.dot(r) / group_points[g]);
+            for (int i = 0; i < group_points[g]; ++i) r.rowRange(2 * i, 2 * i + 2) /= point_weight(rig, g, i);
+            group_rms[g] = std::sqrt(r.dot(r) / group_points[g]);
         }
         *noise = std::sqrt(sigma2);
         if (iterations != nullptr) *iterations = iteration;

@@ -193,17 +193,19 @@ int32_t cvb_undistort_points(const double *pixels, int32_t count, const double *
  * ignored and returned as zero) and every view's board pose in camera 0 (`poses`, 6 per view). `groups`
  * observation groups, each what camera `group_camera[g]` saw of the board in view `group_view[g]`:
  * `group_points[g]` points, their board coordinates (x y z) in `object_points` and pixels (x y) in
- * `image_points`, group after group. `camera_weights` (one per camera, or NULL for all 1) multiply each
- * camera's residuals: the inverse of its corners' noise relative to the others'. `camera_matrices` (9 per camera) and `distortions` (8 per camera,
+ * `image_points`, group after group. `point_weights` (one per point, or NULL for all 1) multiply each
+ * point's residuals: the inverse of its noise relative to the others'. `camera_matrices` (9 per camera) and `distortions` (8 per camera,
  * the first `distortion_counts[c]` used) are the start and receive the solution. `covariance` receives
  * sigma^2 (J^T J)^-1 of the free intrinsics then the extrinsics of cameras 1.., G x G with G the sum of
  * free counts + 6 (cameras - 1), the views' poses marginalized; `group_rms` each group's RMS (px per
- * point, unweighted), `noise` sigma of the weighted residuals (px). */
+ * point, unweighted), `group_weighted_rms` (or NULL) the same of the weighted residuals, `noise` sigma
+ * of the weighted residuals. */
 int32_t cvb_rig_solve(int32_t cameras, const cvb_model *models, const int32_t *distortion_counts, double *camera_matrices,
                       double *distortions, const double *parameterizations, const int32_t *free_counts, double *extrinsics,
                       int32_t views, double *poses, int32_t groups, const int32_t *group_view, const int32_t *group_camera,
                       const int32_t *group_points, const double *object_points, const double *image_points,
-                      const double *camera_weights, double *covariance, double *group_rms, double *noise, int32_t *iterations);
+                      const double *point_weights, double *covariance, double *group_rms, double *group_weighted_rms, double *noise,
+                      int32_t *iterations);
 /* cv::stereoCalibrate (or cv::fisheye::stereoCalibrate) on the same views seen by two cameras, as OpenCV
  * users run it: with `fix_intrinsic` (CALIB_FIX_INTRINSIC) or starting from the given intrinsics
  * (CALIB_USE_INTRINSIC_GUESS), which receive the result. `rotation` receives R (9, row-major) and

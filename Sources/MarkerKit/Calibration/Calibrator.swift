@@ -46,6 +46,10 @@ public struct Calibrator: Sendable {
         public let corners: [Point2]
         /// The board's corner IDs of `corners` (all of them, in order, for a chessboard).
         public let cornerIDs: [Int]
+        /// Each corner's standard deviation (px) from its own fit, where the detector gives one (ChArUco
+        /// corners); nil when it does not (cornerSubPix gives none). The rig's joint solve weighs each
+        /// corner of a camera by it.
+        public let cornerSigmas: [Double]?
         public var rms: Double?
         public var rvec: [Double] = []
         public var tvec: [Double] = []
@@ -62,11 +66,12 @@ public struct Calibrator: Sendable {
             }
         }
 
-        public init(file: String, status: Status, corners: [Point2], cornerIDs: [Int]? = nil) {
+        public init(file: String, status: Status, corners: [Point2], cornerIDs: [Int]? = nil, cornerSigmas: [Double]? = nil) {
             self.file = file
             self.status = status
             self.corners = corners
             self.cornerIDs = cornerIDs ?? Array(corners.indices)
+            self.cornerSigmas = cornerSigmas?.count == corners.count ? cornerSigmas : nil
         }
     }
 
@@ -87,7 +92,7 @@ public struct Calibrator: Sendable {
     /// What the board search found in one image: the corners with their IDs, or how many corners a
     /// ChArUco view had when too few, with what was read and refused (nothing: no board at all).
     enum Found {
-        case corners([Point2], ids: [Int])
+        case corners([Point2], ids: [Int], sigmas: [Double]? = nil)
         case tooFew(Int, why: String?)
         case nothing
     }
@@ -105,13 +110,13 @@ public struct Calibrator: Sendable {
                 let markers = "\(counted(found.markers.count, "marker")) read"
                 return .tooFew(found.corners.count, why: markers + (found.refusalSummary.map { "; corners refused: \($0)" } ?? ""))
             }
-            return .corners(found.corners.map(\.point), ids: found.corners.map(\.id))
+            return .corners(found.corners.map(\.point), ids: found.corners.map(\.id), sigmas: found.cornerSigmas)
         }
     }
 
     private func view(named name: String, _ found: Found) -> View {
         switch found {
-        case .corners(let corners, let ids): return View(file: name, status: .used, corners: corners, cornerIDs: ids)
+        case .corners(let corners, let ids, let sigmas): return View(file: name, status: .used, corners: corners, cornerIDs: ids, cornerSigmas: sigmas)
         case .tooFew(let n, let why): return View(file: name, status: .tooFewCorners(n, why: why), corners: [])
         case .nothing: return View(file: name, status: .noBoard, corners: [])
         }

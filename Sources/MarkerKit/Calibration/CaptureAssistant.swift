@@ -48,6 +48,8 @@ public struct CaptureAssistant {
         public let corners: [Point2]
         /// The corners' IDs (all of a chessboard's, in order).
         public let cornerIDs: [Int]
+        /// Each corner's sigma from its own fit (ChArUco corners), as `Calibrator.View` holds them.
+        public var cornerSigmas: [Double]? = nil
         public let parameters: ViewParameters
         public let sharpness: Double
     }
@@ -75,7 +77,7 @@ public struct CaptureAssistant {
     /// a frame in which the board is found and sharp is kept without waiting for it to be still and new.
     public mutating func consider(_ sourced: SourcedFrame, force: Bool = false) throws -> Verdict {
         let gray = try Grayscale.image(from: sourced.frame)
-        guard let (corners, ids) = try findBoard(in: gray) else {
+        guard let (corners, ids, sigmas) = try findBoard(in: gray) else {
             previous = nil
             stillSince = nil
             return .noBoard
@@ -101,7 +103,7 @@ public struct CaptureAssistant {
         guard force || !reached.isSubset(of: coveredImageCorners) || kept.allSatisfy({ parameters.distance(to: $0.parameters) > settings.minNovelty }) else {
             return .notNew
         }
-        kept.append(View(frame: sourced.frame, time: sourced.time, corners: corners, cornerIDs: ids, parameters: parameters, sharpness: sharpness))
+        kept.append(View(frame: sourced.frame, time: sourced.time, corners: corners, cornerIDs: ids, cornerSigmas: sigmas, parameters: parameters, sharpness: sharpness))
         coveredImageCorners.formUnion(reached)
         stillSince = nil // the next view needs its own still moment
         updateUncertainty(width: gray.width, height: gray.height)
@@ -193,7 +195,8 @@ public struct CaptureAssistant {
     /// Calibrates from the kept views and measures the uncertainty over the used area.
     mutating func updateUncertainty(width: Int, height: Int) {
         guard kept.count >= 3 else { return }
-        let views = kept.enumerated().map { Calibrator.View(file: "view_\($0.offset)", status: .used, corners: $0.element.corners, cornerIDs: $0.element.cornerIDs) }
+        let views = kept.enumerated().map { Calibrator.View(file: "view_\($0.offset)", status: .used, corners: $0.element.corners, cornerIDs: $0.element.cornerIDs,
+                                                                   cornerSigmas: $0.element.cornerSigmas) }
         guard let result = try? Calibrator(target: settings.target).calibrate(views: views, width: width, height: height, name: "capture"),
               let measure = try? ProjectionUncertainty(result.calibration) else { return }
         guard let points = try? measure.sigmas(at: measure.grid(columns: 16, rows: 9, margin: settings.margin), range: nil),
@@ -204,14 +207,15 @@ public struct CaptureAssistant {
 
     /// The board's corners and their IDs: a chessboard found on a reduced frame and refined at full size;
     /// a ChArUco board's corners when they make a view (6 or more, not on one line).
-    func findBoard(in gray: GrayImage) throws -> ([Point2], [Int])? {
+    /// The board's corners, their IDs and (ChArUco) their fits' sigmas, or nil when it is not found.
+    func findBoard(in gray: GrayImage) throws -> ([Point2], [Int], [Double]?)? {
         switch settings.target {
         case .checkerboard(let board):
-            return try FastChessboardFinder(innerColumns: board.innerColumns, innerRows: board.innerRows).find(in: gray).map { ($0, Array($0.indices)) }
+            return try FastChessboardFinder(innerColumns: board.innerColumns, innerRows: board.innerRows).find(in: gray).map { ($0, Array($0.indices), nil) }
         case .charuco(let board):
             guard let found = try charucoDetector?.detect(in: gray) else { return nil }
             guard found.isUsableView(columns: board.squaresX - 1) else { return nil }
-            return (found.corners.map(\.point), found.corners.map(\.id))
+            return (found.corners.map(\.point), found.corners.map(\.id), found.cornerSigmas)
         }
     }
 

@@ -8,6 +8,7 @@ extension RigCalibrator {
         // Only views some camera used take part; `index` maps a rig view to its solve index.
         let solved = board.indices.filter { board[$0] != nil }
         var groupView: [Int32] = [], groupCamera: [Int32] = [], groupPoints: [Int32] = [], object: [Double] = [], image: [Double] = []
+        var sigmas: [Double?] = []
         let points = single[0].boardPoints
         for (index, v) in solved.enumerated() {
             for c in 0..<n where poses[c][v] != nil {
@@ -17,6 +18,7 @@ extension RigCalibrator {
                 groupPoints.append(Int32(view.corners.count))
                 object += view.cornerIDs.flatMap { [points[$0].0, points[$0].1, points[$0].2] }
                 image += view.corners.flatMap { [$0.x, $0.y] }
+                sigmas += view.cornerSigmas ?? [Double?](repeating: nil, count: view.corners.count)
             }
         }
         var models: [cvb_model] = [], counts: [Int32] = [], frees: [Int32] = [], parameterizations: [Double] = []
@@ -35,27 +37,33 @@ extension RigCalibrator {
         var boardPoses = solved.flatMap { board[$0]!.rvec + board[$0]!.tvec }
         let global = frees.reduce(0) { $0 + Int($1) } + 6 * (n - 1)
         var covariance = [Double](repeating: 0, count: global * global), groupRMS = [Double](repeating: 0, count: groupView.count)
-        var noise = 0.0, iterations: Int32 = 0
+        var weightedRMS = groupRMS, noise = 0.0, iterations: Int32 = 0
         func call(_ weights: [Double]) throws {
             try Bridge.check(cvb_rig_solve(Int32(n), models, counts, &matrices, &distortions, parameterizations, frees, &rigExtrinsics,
                                            Int32(solved.count), &boardPoses, Int32(groupView.count), groupView, groupCamera, groupPoints,
-                                           object, image, weights, &covariance, &groupRMS, &noise, &iterations)) { .badInput("the rig's joint solve failed: \($0)") }
+                                           object, image, weights, &covariance, &groupRMS, &weightedRMS, &noise, &iterations)) {
+                .badInput("the rig's joint solve failed: \($0)")
+            }
         }
-        // Solved once with every camera's corners weighted alike, then again with each camera weighted by
-        // the inverse of its own corner noise (a camera with smaller squares or a softer lens has noisier
-        // corners), so that the solve is the likeliest one and its covariance holds for every camera.
-        try call([Double](repeating: 1, count: n))
+        // Each corner weighed by the inverse of its noise: first of its own fit's sigma relative to its
+        // camera's typical one (a corner far down a tilted board, with fewer pixels, is noisier), then each
+        // camera by its own weighted residuals (a camera with smaller squares or a softer lens has noisier
+        // corners), so that the solve is the likeliest one and its covariance holds for every corner.
+        var cameraOf: [Int] = []
+        for g in groupView.indices { cameraOf += [Int](repeating: Int(groupCamera[g]), count: Int(groupPoints[g])) }
+        let relative = Self.relativeWeights(sigmas: sigmas, cameras: cameraOf, count: n)
+        try call(relative)
         let corners = groupPoints.reduce(0) { $0 + Int($1) }
         let dof = Double(2 * corners - global - 6 * solved.count)
-        let weights = (0..<n).map { c -> Double in
+        let scale = (0..<n).map { c -> Double in
             let mine = groupView.indices.filter { groupCamera[$0] == Int32(c) }
-            let squares = mine.reduce(0.0) { $0 + groupRMS[$1] * groupRMS[$1] * Double(groupPoints[$1]) }
+            let squares = mine.reduce(0.0) { $0 + weightedRMS[$1] * weightedRMS[$1] * Double(groupPoints[$1]) }
             let count = mine.reduce(0) { $0 + Int(groupPoints[$1]) }
             // This camera's share of the degrees of freedom, as its share of the coordinates.
             let sigma = (squares / max(1, dof * Double(count) / Double(corners))).squareRoot()
             return sigma > 0 ? 1 / sigma : 1
         }
-        try call(weights)
+        try call(zip(relative, cameraOf).map { $0 * scale[$1] })
         let pooled = groupView.indices.reduce(0.0) { $0 + groupRMS[$1] * groupRMS[$1] * Double(groupPoints[$1]) }
         noise = (pooled / max(1, dof)).squareRoot()
         let solvedExtrinsics = (0..<n).map { Pose3D(rvec: Array(rigExtrinsics[(6 * $0)..<(6 * $0 + 3)]), tvec: Array(rigExtrinsics[(6 * $0 + 3)..<(6 * $0 + 6)])) }
@@ -137,6 +145,22 @@ extension RigCalibrator {
             used.append(copy)
         }
         return try calibrator.projectionCovariance(of: camera, views: used, points: points)
+    }
+
+    /// Each point's weight within its camera: the camera's median corner sigma over the point's own, held
+    /// within 1/4 and 4 so that a fit's odd sigma cannot make a corner all or nothing; 1 for every point
+    /// of a camera whose corners do not all have a sigma (chessboard corners, a capture's views).
+    static func relativeWeights(sigmas: [Double?], cameras: [Int], count: Int) -> [Double] {
+        let typical = (0..<count).map { c -> Double? in
+            let mine = sigmas.indices.filter { cameras[$0] == c }.map { sigmas[$0] }
+            guard !mine.isEmpty, mine.allSatisfy({ $0 != nil }) else { return nil }
+            let sorted = mine.map { $0! }.sorted()
+            return sorted[sorted.count / 2]
+        }
+        return sigmas.indices.map { i in
+            guard let t = typical[cameras[i]], let s = sigmas[i], s > 0 else { return 1 }
+            return min(4, max(0.25, t / s))
+        }
     }
 
     /// L C L^T for L (rows x inner) and C (inner x inner).

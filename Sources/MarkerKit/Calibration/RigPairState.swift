@@ -26,7 +26,7 @@ public struct RigPairState: Sendable, Equatable, Codable {
         calibrator.model = .opencv5
         let cameras = zip(names, assistants).map { name, assistant in
             let views = assistant.kept.enumerated().map { Calibrator.View(file: CaptureSession.viewName($0.offset), status: .used, corners: $0.element.corners,
-                                                                          cornerIDs: $0.element.cornerIDs) }
+                                                                          cornerIDs: $0.element.cornerIDs, cornerSigmas: $0.element.cornerSigmas) }
             let frame = assistant.kept[0].frame
             return RigCalibrator.Camera(name: name, views: views, width: frame.width, height: frame.height)
         }

@@ -4,10 +4,15 @@ public struct CharucoDetection: Sendable, Equatable {
     public struct Corner: Sendable, Equatable {
         public let id: Int
         public let point: Point2
+        /// The point's standard deviation (px) from its own fit, where the detector gives one: larger
+        /// where the board has fewer pixels per square, less contrast or more blur. A calibration weighs
+        /// the corner by it.
+        public let sigma: Double?
 
-        public init(id: Int, point: Point2) {
+        public init(id: Int, point: Point2, sigma: Double? = nil) {
             self.id = id
             self.point = point
+            self.sigma = sigma
         }
     }
 
@@ -51,6 +56,12 @@ public struct CharucoDetection: Sendable, Equatable {
         self.markers = markers
         self.foreignMarkers = foreignMarkers
         self.refusals = refusals
+    }
+
+    /// Every corner's sigma in the order of `corners`, or nil when some corner has none.
+    public var cornerSigmas: [Double]? {
+        let sigmas = corners.compactMap(\.sigma)
+        return sigmas.count == corners.count ? sigmas : nil
     }
 
     /// The refusals as "12 contrast, 3 shift" (the order of `Refusal`), or nil when none.

@@ -154,7 +154,7 @@ public struct CharucoDetector: Sendable {
                   trial.guess.x <= Double(image.width - 1), trial.guess.y <= Double(image.height - 1) else { continue }
             refusals[r, default: 0] += 1
         }
-        return (found.keys.sorted().map { CharucoDetection.Corner(id: $0, point: found[$0]!) }, refusals, trials)
+        return (found.keys.sorted().map { CharucoDetection.Corner(id: $0, point: found[$0]!, sigma: trials[$0]?.fit?.sigma) }, refusals, trials)
     }
 
     /// Drops corners fitted with a blur far wider than the corners found next to them.

@@ -21,6 +21,10 @@ struct XCornerFit {
         var rms: Double
         /// Each edge's curvature (its distance grows by curvature * t^2 at t along it).
         var curvatures: (Double, Double) = (0, 0)
+        /// The point's standard deviation (px, the RMS of its two axes) from the fit: the residuals'
+        /// variance times the point's block of (JᵀJ)⁻¹. Fewer pixels, less contrast or a wider blur give a
+        /// larger one; nil when the fit leaves it undetermined.
+        var sigma: Double? = nil
     }
 
     /// The blur is held at or above what a pixel's own area gives an edge (a box of one pixel has the
@@ -62,37 +66,8 @@ struct XCornerFit {
         var cost = self.cost(q)
         var lambda = 1e-3
         let n = 9
-        var jtj = [Double](repeating: 0, count: n * n), jtr = [Double](repeating: 0, count: n), row = [Double](repeating: 0, count: n)
         for _ in 0..<iterations {
-            for i in 0..<(n * n) { jtj[i] = 0 }
-            for i in 0..<n { jtr[i] = 0 }
-            let (c1, s1a, c2, s2a) = (cos(q[2]), sin(q[2]), cos(q[3]), sin(q[3]))
-            let sigma = q[6], k = 1 / (sigma * 2.squareRoot()), slope = (2 / Double.pi).squareRoot() / sigma
-            for i in xs.indices {
-                let dx = xs[i] - q[0], dy = ys[i] - q[1]
-                // Along each edge (t) and across it (d), the edge bent by its curvature: d + kappa t^2.
-                let t1 = -s1a * dx + c1 * dy, t2 = -s2a * dx + c2 * dy
-                let d1 = c1 * dx + s1a * dy + q[7] * t1 * t1, d2 = c2 * dx + s2a * dy + q[8] * t2 * t2
-                let g1 = erf(d1 * k), g2 = erf(d2 * k)
-                let h1 = slope * exp(-d1 * d1 * k * k), h2 = slope * exp(-d2 * d2 * k * k)
-                let c = q[5], a1 = h1 * g2, a2 = g1 * h2
-                let n1 = c1 * dx + s1a * dy, n2 = c2 * dx + s2a * dy
-                row[0] = c * (a1 * (-c1 + 2 * q[7] * t1 * s1a) + a2 * (-c2 + 2 * q[8] * t2 * s2a))
-                row[1] = c * (a1 * (-s1a - 2 * q[7] * t1 * c1) + a2 * (-s2a - 2 * q[8] * t2 * c2))
-                row[2] = c * a1 * (t1 - 2 * q[7] * t1 * n1)
-                row[3] = c * a2 * (t2 - 2 * q[8] * t2 * n2)
-                row[4] = 1
-                row[5] = g1 * g2
-                row[6] = c * (-a1 * d1 / sigma - a2 * d2 / sigma)
-                row[7] = c * a1 * t1 * t1
-                row[8] = c * a2 * t2 * t2
-                let r = values[i] - (q[4] + c * g1 * g2)
-                for a in 0..<n {
-                    jtr[a] += row[a] * r
-                    for b in a..<n { jtj[n * a + b] += row[a] * row[b] }
-                }
-            }
-            for a in 0..<n { for b in 0..<a { jtj[n * a + b] = jtj[n * b + a] } }
+            let (jtj, jtr) = normalEquations(q)
             var improved = false
             for _ in 0..<8 {
                 var damped = jtj
@@ -118,10 +93,57 @@ struct XCornerFit {
         return result(q, cost)
     }
 
+    /// JᵀJ (n x n, row-major) and Jᵀr of the model at `q`.
+    private func normalEquations(_ q: [Double]) -> (jtj: [Double], jtr: [Double]) {
+        let n = 9
+        var jtj = [Double](repeating: 0, count: n * n), jtr = [Double](repeating: 0, count: n), row = [Double](repeating: 0, count: n)
+        let (c1, s1a, c2, s2a) = (cos(q[2]), sin(q[2]), cos(q[3]), sin(q[3]))
+        let sigma = q[6], k = 1 / (sigma * 2.squareRoot()), slope = (2 / Double.pi).squareRoot() / sigma
+        for i in xs.indices {
+            let dx = xs[i] - q[0], dy = ys[i] - q[1]
+            // Along each edge (t) and across it (d), the edge bent by its curvature: d + kappa t^2.
+            let t1 = -s1a * dx + c1 * dy, t2 = -s2a * dx + c2 * dy
+            let d1 = c1 * dx + s1a * dy + q[7] * t1 * t1, d2 = c2 * dx + s2a * dy + q[8] * t2 * t2
+            let g1 = erf(d1 * k), g2 = erf(d2 * k)
+            let h1 = slope * exp(-d1 * d1 * k * k), h2 = slope * exp(-d2 * d2 * k * k)
+            let c = q[5], a1 = h1 * g2, a2 = g1 * h2
+            let n1 = c1 * dx + s1a * dy, n2 = c2 * dx + s2a * dy
+            row[0] = c * (a1 * (-c1 + 2 * q[7] * t1 * s1a) + a2 * (-c2 + 2 * q[8] * t2 * s2a))
+            row[1] = c * (a1 * (-s1a - 2 * q[7] * t1 * c1) + a2 * (-s2a - 2 * q[8] * t2 * c2))
+            row[2] = c * a1 * (t1 - 2 * q[7] * t1 * n1)
+            row[3] = c * a2 * (t2 - 2 * q[8] * t2 * n2)
+            row[4] = 1
+            row[5] = g1 * g2
+            row[6] = c * (-a1 * d1 / sigma - a2 * d2 / sigma)
+            row[7] = c * a1 * t1 * t1
+            row[8] = c * a2 * t2 * t2
+            let r = values[i] - (q[4] + c * g1 * g2)
+            for a in 0..<n {
+                jtr[a] += row[a] * r
+                for b in a..<n { jtj[n * a + b] += row[a] * row[b] }
+            }
+        }
+        for a in 0..<n { for b in 0..<a { jtj[n * a + b] = jtj[n * b + a] } }
+        return (jtj, jtr)
+    }
+
     private func result(_ q: [Double], _ cost: Double) -> Result? {
         guard q.allSatisfy(\.isFinite) else { return nil }
         return Result(point: Point2(x: q[0], y: q[1]), angles: (q[2], q[3]), mean: q[4], contrast: q[5], blur: q[6],
-                      rms: (cost / Double(xs.count)).squareRoot(), curvatures: (q[7], q[8]))
+                      rms: (cost / Double(xs.count)).squareRoot(), curvatures: (q[7], q[8]), sigma: pointSigma(q, cost))
+    }
+
+    /// The point's standard deviation at the solution `q` (see `Result.sigma`).
+    private func pointSigma(_ q: [Double], _ cost: Double) -> Double? {
+        let n = 9, jtj = normalEquations(q).jtj
+        var unit = [Double](repeating: 0, count: n)
+        unit[0] = 1
+        guard let first = LinearSystem.solve(jtj, unit, size: n) else { return nil }
+        unit[0] = 0
+        unit[1] = 1
+        guard let second = LinearSystem.solve(jtj, unit, size: n) else { return nil }
+        let variance = cost / Double(max(1, xs.count - n)) * (first[0] + second[1]) / 2
+        return variance > 0 && variance.isFinite ? variance.squareRoot() : nil
     }
 
     @inline(__always)
