@@ -99,6 +99,8 @@ public struct CharucoDetector: Sendable {
         var guess: Point2
         var fit: XCornerFit.Result?
         var refusal: CharucoDetection.Refusal?
+        /// The fit's sigma, for a corner found.
+        var sigma: Double? = nil
     }
 
     /// The corners found, the refusals by reason, and each predicted corner's last trial by ID.
@@ -154,7 +156,7 @@ public struct CharucoDetector: Sendable {
                   trial.guess.x <= Double(image.width - 1), trial.guess.y <= Double(image.height - 1) else { continue }
             refusals[r, default: 0] += 1
         }
-        return (found.keys.sorted().map { CharucoDetection.Corner(id: $0, point: found[$0]!, sigma: trials[$0]?.fit?.sigma) }, refusals, trials)
+        return (found.keys.sorted().map { CharucoDetection.Corner(id: $0, point: found[$0]!, sigma: trials[$0]?.sigma) }, refusals, trials)
     }
 
     /// Drops corners fitted with a blur far wider than the corners found next to them.
@@ -236,11 +238,16 @@ public struct CharucoDetector: Sendable {
         // Again about the corner found, along the edges found (the prediction can be off by a pixel or two
         // where the lens bends the board most).
         let axes = window.boardAxes(fittedAngles: r.angles)
+        var refitted = false
         if r.point.distance(to: guess) < Double(window.span), window.fill(&fit, image: image, centre: r.point, axes: axes),
            let again = fit.fit(from: r.point, edges: axes, blur: r.blur) {
             r = again
+            refitted = true
         }
-        return Trial(guess: guess, fit: r, refusal: refusal(of: r, window: window, image: image))
+        let refused = refusal(of: r, window: window, image: image)
+        // The sigma of a corner found, from the pixels its fit used.
+        guard refused == nil, refitted || window.fill(&fit, image: image, centre: guess, axes: nil) else { return Trial(guess: guess, fit: r, refusal: refused) }
+        return Trial(guess: guess, fit: r, refusal: nil, sigma: fit.sigma(of: r))
     }
 
     /// Why the image holds no corner where the fit says, or nil when it does: contrast, fit, polarity, blur,

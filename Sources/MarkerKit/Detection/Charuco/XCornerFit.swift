@@ -21,10 +21,6 @@ struct XCornerFit {
         var rms: Double
         /// Each edge's curvature (its distance grows by curvature * t^2 at t along it).
         var curvatures: (Double, Double) = (0, 0)
-        /// The point's standard deviation (px, the RMS of its two axes) from the fit: the residuals'
-        /// variance times the point's block of (JᵀJ)⁻¹. Fewer pixels, less contrast or a wider blur give a
-        /// larger one; nil when the fit leaves it undetermined.
-        var sigma: Double? = nil
     }
 
     /// The blur is held at or above what a pixel's own area gives an edge (a box of one pixel has the
@@ -130,11 +126,16 @@ struct XCornerFit {
     private func result(_ q: [Double], _ cost: Double) -> Result? {
         guard q.allSatisfy(\.isFinite) else { return nil }
         return Result(point: Point2(x: q[0], y: q[1]), angles: (q[2], q[3]), mean: q[4], contrast: q[5], blur: q[6],
-                      rms: (cost / Double(xs.count)).squareRoot(), curvatures: (q[7], q[8]), sigma: pointSigma(q, cost))
+                      rms: (cost / Double(xs.count)).squareRoot(), curvatures: (q[7], q[8]))
     }
 
-    /// The point's standard deviation at the solution `q` (see `Result.sigma`).
-    private func pointSigma(_ q: [Double], _ cost: Double) -> Double? {
+    /// The point's standard deviation (px, the RMS of its two axes) of a fit to the pixels held now: the
+    /// residuals' variance times the point's block of (JᵀJ)⁻¹. Fewer pixels, less contrast or a wider
+    /// blur give a larger one; nil when the fit leaves it undetermined. Asked only of the corners kept,
+    /// so the search does not pay for it on every trial.
+    func sigma(of r: Result) -> Double? {
+        let q = [r.point.x, r.point.y, r.angles.0, r.angles.1, r.mean, r.contrast, r.blur, r.curvatures.0, r.curvatures.1]
+        let cost = r.rms * r.rms * Double(xs.count)
         let n = 9, jtj = normalEquations(q).jtj
         var unit = [Double](repeating: 0, count: n)
         unit[0] = 1
