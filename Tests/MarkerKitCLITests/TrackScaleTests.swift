@@ -15,18 +15,35 @@ import Testing
          "MARKERKIT_FAKE_CAMERA_HUNT": "0", "MARKERKIT_FAKE_CAMERA_FRAMES": String(frames)].merging(picture) { $1 }
     }
 
-    /// How far a calibration's uncertainty moves a marker's translation (x, y, z): a marker of side s seen
-    /// f s / z pixels wide puts z in proportion to the focal length, dz = z df / f; x = z (u - cx) / fx
-    /// moves by dx = x dz/z - x dfx/fx - z dcx/fx = -z dcx/fx (the first two cancel); likewise y. So the
-    /// standard deviations are z sd(cx)/fx, z sd(cy)/fy and z sd(f)/f, df/f taken as the larger of
-    /// sd(fx)/fx and sd(fy)/fy (the two move together). Ratios of a sigma to f, so a calibration of
-    /// another size gives the same. Left out: the distortion's uncertainty, and the corners' noise, which
-    /// cancels (both track the same picture). With these calibrations (sd(f)/f about 0.1% each) the test
-    /// sees a scale off by 0.4% or a principal point off by about 3 px at 640x360, not a half-pixel slip.
-    static func poseSigmas(_ c: CameraCalibration, at t: [Double]) throws -> [Double] {
-        let sd = try #require(c.provenance?.stdDeviations)
-        let z = t[2]
-        return [z * sd[2] / c.fx, z * sd[3] / c.fy, z * max(sd[0] / c.fx, sd[1] / c.fy)]
+    /// How far a calibration's uncertainty moves a marker's translation (x, y, z), used at 640x360: the
+    /// covariance of its intrinsics and distortion (the first 4 + coefficients rows of the stored projection
+    /// covariance) carried through the marker's IPPE pose by a numerical Jacobian, the calibration scaled to
+    /// 640x360 as `track` scales it. The distortion counts: with corners fitted to a few thousandths of a
+    /// pixel, sd(f)/f is about 0.03%, and k2 and k3 (sd 0.012 and 0.03 here) move a marker near the image's
+    /// edge as much as f does. The corners' noise is left out: both track the same picture.
+    static func poseSigmas(_ c: CameraCalibration, of marker: DetectionReport.Marker) throws -> [Double] {
+        let covariance = try #require(c.projectionCovariance).matrix
+        let size = Int(Double(covariance.count).squareRoot().rounded()), p = 4 + c.distortion.count
+        let values = [c.fx, c.fy, c.cx, c.cy] + c.distortion
+        func translation(_ q: [Double]) throws -> SIMD3<Double> {
+            let moved = try CameraCalibration(name: c.name, model: c.model, cameraMatrix: [q[0], 0, q[2], 0, q[1], q[3], 0, 0, 1],
+                                              distortion: Array(q[4...]), imageWidth: c.imageWidth, imageHeight: c.imageHeight)
+            return try MarkerPoseEstimator(calibration: moved.fitted(width: 640, height: 360), side: 0.022)
+                .pose(of: MarkerDetection(id: marker.id, quad: marker.quad)).translation
+        }
+        // d t / d parameter by central differences of a hundredth of the parameter's own sigma.
+        let columns = try (0..<p).map { j -> SIMD3<Double> in
+            let h = max(covariance[j * size + j].squareRoot() * 1e-2, 1e-12)
+            var up = values, down = values
+            up[j] += h
+            down[j] -= h
+            return (try translation(up) - translation(down)) / (2 * h)
+        }
+        return (0..<3).map { axis in
+            var variance = 0.0
+            for a in 0..<p { for b in 0..<p { variance += columns[a][axis] * covariance[a * size + b] * columns[b][axis] } }
+            return max(variance, 0).squareRoot()
+        }
     }
 
     /// The clip's frames, each shown k times in a row (symbolic links in a new folder), k the sanitizers' time
@@ -101,8 +118,7 @@ import Testing
         var worst = 0.0
         for (a, b) in zip(scaled, direct) {
             let ta = try #require(a.pose).tvec, tb = try #require(b.pose).tvec
-            // sigma / f is the same at any scale: the 1280x720 calibration's own figures serve.
-            let sa = try Self.poseSigmas(big, at: tb), sb = try Self.poseSigmas(small, at: tb)
+            let sa = try Self.poseSigmas(big, of: a), sb = try Self.poseSigmas(small, of: b)
             for axis in 0..<3 {
                 let ratio = abs(ta[axis] - tb[axis]) / (sa[axis] * sa[axis] + sb[axis] * sb[axis]).squareRoot()
                 worst = max(worst, ratio)

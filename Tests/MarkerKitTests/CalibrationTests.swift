@@ -13,9 +13,10 @@ import Yams
         return names.filter { $0.hasPrefix("left") && $0.hasSuffix(".jpg") }.sorted().map { folder.appendingPathComponent($0) }
     }()
 
-    static func calibrate(_ model: CameraCalibration.Model) throws -> Calibrator.Result {
+    static func calibrate(_ model: CameraCalibration.Model, fitsCorners: Bool = true) throws -> Calibrator.Result {
         var calibrator = Calibrator(board: try Checkerboard(innerColumns: 9, innerRows: 6, square: .mm(1)))
         calibrator.model = model
+        calibrator.fitsCorners = fitsCorners
         let (views, width, height) = try calibrator.findBoards(in: images)
         return try calibrator.calibrate(views: views, width: width, height: height, name: "left-\(model.rawValue)")
     }
@@ -36,13 +37,18 @@ import Yams
         #expect(try CameraCalibration.Model.solvable(named: "FISHEYE") == .fisheye)
     }
 
+    /// With cornerSubPix's corners, OpenCV's own regression figure; with each corner fitted, the same
+    /// camera from corners that the model fits closer.
     @Test func reproducesOpenCVsRegressionResult() throws {
         #expect(Self.images.count == 13)
+        let subPix = try Self.calibrate(.opencv5, fitsCorners: false)
         let result = try Self.opencv5.get()
         let c = result.calibration
-        let rms = try #require(c.provenance).rms
-        print(String(format: "measured: 13 left images, RMS %.4f (OpenCV 0.1963), fx %.3f fy %.3f cx %.3f cy %.3f", rms, c.fx, c.fy, c.cx, c.cy))
-        #expect(abs(rms - 0.1963) < 0.01)
+        let rms = try #require(c.provenance).rms, subPixRMS = try #require(subPix.calibration.provenance).rms
+        print(String(format: "measured: 13 left images, RMS %.4f with cornerSubPix's corners (OpenCV 0.1963), %.4f fitted; fx %.3f fy %.3f cx %.3f cy %.3f",
+                     subPixRMS, rms, c.fx, c.fy, c.cx, c.cy))
+        #expect(abs(subPixRMS - 0.1963) < 0.01)
+        #expect(rms < 0.9 * subPixRMS)
         #expect(abs(c.fx - 532.8) / 532.8 < 0.005)
         #expect(abs(c.fy - 532.9) / 532.9 < 0.005)
         #expect(abs(c.cx - 342.5) < 2 && abs(c.cy - 233.9) < 2)
@@ -55,6 +61,7 @@ import Yams
     @Test func anOutlierViewIsDroppedAndNamed() throws {
         let calibrator = Calibrator(board: try Checkerboard(innerColumns: 9, innerRows: 6, square: .mm(1)))
         var (views, width, height) = try calibrator.findBoards(in: Self.images)
+        let clean = try calibrator.calibrate(views: views, width: width, height: height, name: "clean").calibration.provenance!.rms
         // One view's corners shifted as if the board had bent: 3 px off along a diagonal wave.
         views[4] = Calibrator.View(file: views[4].file, status: .used, corners: views[4].corners.enumerated().map { i, p in
             Point2(x: p.x + 3 * sin(Double(i)), y: p.y + 3 * cos(Double(i) * 0.7))
@@ -66,7 +73,7 @@ import Yams
         }
         #expect(rms > 1 && result.used.count == 12)
         #expect(result.views[4].reason.hasPrefix("outlier (view RMS"))
-        #expect(abs(result.calibration.provenance!.rms - 0.19) < 0.02, "the solve without it is as clean as before")
+        #expect(abs(result.calibration.provenance!.rms - clean) < 0.02, "the solve without it is as clean as before")
     }
 
     @Test func fisheyeAndRationalModelsGiveEveryStandardDeviation() throws {

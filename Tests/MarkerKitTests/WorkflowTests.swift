@@ -107,10 +107,10 @@ import Testing
             calls.append(done)
         }, checkpoint: { checkpoints += 1 })
         #expect(calls == Array(0...inputs.images.count) && checkpoints == 1, "\(calls)")
-        // As `markerkit calibrate` reported before it used the job: 13 of 13 images, RMS 0.19.
+        // As `markerkit calibrate` reports: 13 of 13 images, RMS 0.16 (its corners fitted; cornerSubPix's gave 0.19).
         #expect(inputs.log == nil && result.used.count == 13 && inputs.images.count == 13)
         let rms = try #require(result.calibration.provenance?.rms)
-        #expect(String(format: "%.2f", rms) == "0.19")
+        #expect(String(format: "%.2f", rms) == "0.16")
         let calibrator = Calibrator(board: board)
         let (views, width, height) = try calibrator.findBoards(in: inputs.images)
         let direct = try calibrator.calibrate(views: views, width: width, height: height, name: "left")

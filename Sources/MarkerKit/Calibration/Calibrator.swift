@@ -17,6 +17,9 @@ public struct Calibrator: Sendable {
     public var detector: ChessboardDetector.Method = .classic
     /// cornerSubPix half window; 0 picks a fifth of the corner spacing.
     public var halfWindow = 0
+    /// Chessboard corners fitted again, from cornerSubPix's, with the model ChArUco corners are fitted
+    /// with (`ChessboardCornerFit`); false keeps cornerSubPix's, as OpenCV's samples calibrate.
+    public var fitsCorners = true
     /// A view is an outlier when its RMS exceeds this many times the median (and the median + 0.5 px).
     public var outlierFactor = 3.0
     /// The focal length is unconstrained when its standard deviation exceeds this fraction of it.
@@ -102,7 +105,8 @@ public struct Calibrator: Sendable {
         case .checkerboard(let board):
             let finder = ChessboardDetector(innerColumns: board.innerColumns, innerRows: board.innerRows, method: detector, halfWindow: halfWindow)
             guard let corners = (try? finder.detect(in: image)) ?? nil else { return .nothing }
-            return .corners(corners, ids: Array(corners.indices))
+            guard fitsCorners else { return .corners(corners, ids: Array(corners.indices)) }
+            return .corners(ChessboardCornerFit().refine(corners, columns: board.innerColumns, in: image).map(\.point), ids: Array(corners.indices))
         case .charuco(let board):
             // A view whose markers are read gives its corners, or says why not.
             guard let found = try? CharucoDetector(board: board).detect(in: image), !found.markers.isEmpty else { return .nothing }
@@ -262,7 +266,7 @@ public struct Calibrator: Sendable {
     /// How the corners were found, as the calibration file records it.
     var detectorSummary: String {
         switch target {
-        case .checkerboard: return detector.summary
+        case .checkerboard: return detector.summary + (fitsCorners ? ", each corner then fitted" : "")
         case .charuco: return "MarkerKit CharucoDetector (markers read, then each corner fitted)"
         }
     }

@@ -172,6 +172,7 @@ public struct CalibrationVerification {
         pipelines.append(("markerkit with findChessboardCornersSB", ours))
         var plain = Calibrator(board: board)
         plain.halfWindow = 11
+        plain.fitsCorners = false
         plain.outlierFactor = .infinity
         plain.maxFocalUncertainty = .infinity
         pipelines.append(("OpenCV sample (cornerSubPix 11)", plain))

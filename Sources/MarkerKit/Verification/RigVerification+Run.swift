@@ -103,6 +103,7 @@ extension RigVerification {
         // OpenCV's corners for a chessboard (cornerSubPix 11); a ChArUco board's are MarkerKit's for both.
         var plain = Calibrator(target: target)
         plain.halfWindow = 11
+        plain.fitsCorners = false
         plain.outlierFactor = .infinity
         plain.maxFocalUncertainty = .infinity
         let theirs = try search(plain).map { try plain.calibrate(views: $0.views, width: $0.width, height: $0.height, name: $0.name) }

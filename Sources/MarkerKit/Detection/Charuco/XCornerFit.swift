@@ -21,7 +21,19 @@ struct XCornerFit {
         var rms: Double
         /// Each edge's curvature (its distance grows by curvature * t^2 at t along it).
         var curvatures: (Double, Double) = (0, 0)
+        /// The blur's third cumulants along x and y (px³), with `modelsSkew`; 0 otherwise.
+        var skews: (Double, Double) = (0, 0)
     }
+
+    /// Whether the blur may be lopsided: bilinear resampling at a fractional phase f blurs with two taps,
+    /// 1 - f and f, whose mean is the shift but whose median is not, so a symmetric edge model put each
+    /// edge at the median, off by up to a few hundredths of a pixel in a pattern fixed to the image's
+    /// pixel grid (a camera's scaler, a digital zoom, an undistorted picture). With it, each edge's profile
+    /// carries the blur's skewness (the Edgeworth term of its third cumulant along the edge's normal, from
+    /// one cumulant along x and one along y, since resampling is done axis by axis) and the point is the
+    /// edges' mean, where cornerSubPix's gradients put it.
+    var modelsSkew = false
+    private var parameterCount: Int { modelsSkew ? 11 : 9 }
 
     /// The blur is held at or above what a pixel's own area gives an edge (a box of one pixel has the
     /// spread of a Gaussian of σ 0.29): below it the model can fit a sharp render's mixed pixels with an
@@ -48,7 +60,8 @@ struct XCornerFit {
     func fit(from start: Point2, edges: (Point2, Point2), blur: Double, iterations: Int = 30) -> Result? {
         guard xs.count >= 36 else { return nil }
         // Parameters: x0, y0, normal angle 1, normal angle 2, mean, contrast, sigma, curvature 1, curvature 2.
-        var q = [start.x, start.y, atan2(edges.0.x, -edges.0.y), atan2(edges.1.x, -edges.1.y), 0, 0, max(blur, 0.4), 0, 0]
+        // With modelsSkew, the blur's third cumulants along x and y.
+        var q = [start.x, start.y, atan2(edges.0.x, -edges.0.y), atan2(edges.1.x, -edges.1.y), 0, 0, max(blur, 0.4), 0, 0, 0, 0]
         // Mean and contrast for the start geometry: a linear least-squares fit.
         var s1 = 0.0, sg = 0.0, sgg = 0.0, sv = 0.0, sgv = 0.0
         for k in xs.indices {
@@ -61,7 +74,7 @@ struct XCornerFit {
         q[5] = (s1 * sgv - sg * sv) / det
         var cost = self.cost(q)
         var lambda = 1e-3
-        let n = 9
+        let n = parameterCount
         for _ in 0..<iterations {
             let (jtj, jtr) = normalEquations(q)
             var improved = false
@@ -91,28 +104,50 @@ struct XCornerFit {
 
     /// JᵀJ (n x n, row-major) and Jᵀr of the model at `q`.
     private func normalEquations(_ q: [Double]) -> (jtj: [Double], jtr: [Double]) {
-        let n = 9
+        let n = parameterCount
         var jtj = [Double](repeating: 0, count: n * n), jtr = [Double](repeating: 0, count: n), row = [Double](repeating: 0, count: n)
         let (c1, s1a, c2, s2a) = (cos(q[2]), sin(q[2]), cos(q[3]), sin(q[3]))
         let sigma = q[6], k = 1 / (sigma * 2.squareRoot()), slope = (2 / Double.pi).squareRoot() / sigma
+        // Each edge's skewness (third cumulant along its normal over sigma³) and its derivatives.
+        let cube = sigma * sigma * sigma
+        let gamma1 = (c1 * c1 * c1 * q[9] + s1a * s1a * s1a * q[10]) / cube, gamma2 = (c2 * c2 * c2 * q[9] + s2a * s2a * s2a * q[10]) / cube
+        let gamma1Angle = 3 * c1 * s1a * (s1a * q[10] - c1 * q[9]) / cube, gamma2Angle = 3 * c2 * s2a * (s2a * q[10] - c2 * q[9]) / cube
         for i in xs.indices {
             let dx = xs[i] - q[0], dy = ys[i] - q[1]
             // Along each edge (t) and across it (d), the edge bent by its curvature: d + kappa t^2.
             let t1 = -s1a * dx + c1 * dy, t2 = -s2a * dx + c2 * dy
             let d1 = c1 * dx + s1a * dy + q[7] * t1 * t1, d2 = c2 * dx + s2a * dy + q[8] * t2 * t2
-            let g1 = erf(d1 * k), g2 = erf(d2 * k)
-            let h1 = slope * exp(-d1 * d1 * k * k), h2 = slope * exp(-d2 * d2 * k * k)
+            var g1 = erf(d1 * k), g2 = erf(d2 * k)
+            var h1 = slope * exp(-d1 * d1 * k * k), h2 = slope * exp(-d2 * d2 * k * k)
+            // d E / d sigma at fixed d, and d E / d gamma (skew only).
+            var b1 = -h1 * d1 / sigma, b2 = -h2 * d2 / sigma, e1 = 0.0, e2 = 0.0
+            if modelsSkew {
+                // E = erf(z / sqrt 2) - gamma / 3 (z^2 - 1) phi(z), z = d / sigma, phi(z) = h sigma / 2.
+                let z1 = d1 / sigma, z2 = d2 / sigma, p1 = h1 * sigma / 2, p2 = h2 * sigma / 2
+                e1 = -(z1 * z1 - 1) * p1 / 3
+                e2 = -(z2 * z2 - 1) * p2 / 3
+                g1 += gamma1 * e1
+                g2 += gamma2 * e2
+                b1 += gamma1 / sigma * ((3 * z1 * z1 - z1 * z1 * z1 * z1) * p1 / 3 + (z1 * z1 - 1) * p1)
+                b2 += gamma2 / sigma * ((3 * z2 * z2 - z2 * z2 * z2 * z2) * p2 / 3 + (z2 * z2 - 1) * p2)
+                h1 -= gamma1 / (3 * sigma) * (3 * z1 - z1 * z1 * z1) * p1
+                h2 -= gamma2 / (3 * sigma) * (3 * z2 - z2 * z2 * z2) * p2
+            }
             let c = q[5], a1 = h1 * g2, a2 = g1 * h2
             let n1 = c1 * dx + s1a * dy, n2 = c2 * dx + s2a * dy
             row[0] = c * (a1 * (-c1 + 2 * q[7] * t1 * s1a) + a2 * (-c2 + 2 * q[8] * t2 * s2a))
             row[1] = c * (a1 * (-s1a - 2 * q[7] * t1 * c1) + a2 * (-s2a - 2 * q[8] * t2 * c2))
-            row[2] = c * a1 * (t1 - 2 * q[7] * t1 * n1)
-            row[3] = c * a2 * (t2 - 2 * q[8] * t2 * n2)
+            row[2] = c * a1 * (t1 - 2 * q[7] * t1 * n1) + c * e1 * g2 * gamma1Angle
+            row[3] = c * a2 * (t2 - 2 * q[8] * t2 * n2) + c * g1 * e2 * gamma2Angle
             row[4] = 1
             row[5] = g1 * g2
-            row[6] = c * (-a1 * d1 / sigma - a2 * d2 / sigma)
+            row[6] = c * (b1 * g2 + g1 * b2)
             row[7] = c * a1 * t1 * t1
             row[8] = c * a2 * t2 * t2
+            if modelsSkew {
+                row[9] = c * (e1 * g2 * c1 * c1 * c1 + g1 * e2 * c2 * c2 * c2) / cube
+                row[10] = c * (e1 * g2 * s1a * s1a * s1a + g1 * e2 * s2a * s2a * s2a) / cube
+            }
             let r = values[i] - (q[4] + c * g1 * g2)
             for a in 0..<n {
                 jtr[a] += row[a] * r
@@ -126,7 +161,7 @@ struct XCornerFit {
     private func result(_ q: [Double], _ cost: Double) -> Result? {
         guard q.allSatisfy(\.isFinite) else { return nil }
         return Result(point: Point2(x: q[0], y: q[1]), angles: (q[2], q[3]), mean: q[4], contrast: q[5], blur: q[6],
-                      rms: (cost / Double(xs.count)).squareRoot(), curvatures: (q[7], q[8]))
+                      rms: (cost / Double(xs.count)).squareRoot(), curvatures: (q[7], q[8]), skews: (q[9], q[10]))
     }
 
     /// The point's standard deviation (px, the RMS of its two axes) of a fit to the pixels held now: the
@@ -134,9 +169,9 @@ struct XCornerFit {
     /// blur give a larger one; nil when the fit leaves it undetermined. Asked only of the corners kept,
     /// so the search does not pay for it on every trial.
     func sigma(of r: Result) -> Double? {
-        let q = [r.point.x, r.point.y, r.angles.0, r.angles.1, r.mean, r.contrast, r.blur, r.curvatures.0, r.curvatures.1]
+        let q = [r.point.x, r.point.y, r.angles.0, r.angles.1, r.mean, r.contrast, r.blur, r.curvatures.0, r.curvatures.1, r.skews.0, r.skews.1]
         let cost = r.rms * r.rms * Double(xs.count)
-        let n = 9, jtj = normalEquations(q).jtj
+        let n = parameterCount, jtj = normalEquations(q).jtj
         var unit = [Double](repeating: 0, count: n)
         unit[0] = 1
         guard let first = LinearSystem.solve(jtj, unit, size: n) else { return nil }
@@ -152,7 +187,18 @@ struct XCornerFit {
         let dx = xs[i] - q[0], dy = ys[i] - q[1], k = 1 / (q[6] * 2.squareRoot())
         let (c1, s1, c2, s2) = (cos(q[2]), sin(q[2]), cos(q[3]), sin(q[3]))
         let t1 = -s1 * dx + c1 * dy, t2 = -s2 * dx + c2 * dy
-        return erf((c1 * dx + s1 * dy + q[7] * t1 * t1) * k) * erf((c2 * dx + s2 * dy + q[8] * t2 * t2) * k)
+        let d1 = c1 * dx + s1 * dy + q[7] * t1 * t1, d2 = c2 * dx + s2 * dy + q[8] * t2 * t2
+        guard modelsSkew else { return erf(d1 * k) * erf(d2 * k) }
+        let cube = q[6] * q[6] * q[6]
+        return skewedEdge(d1 / q[6], gamma: (c1 * c1 * c1 * q[9] + s1 * s1 * s1 * q[10]) / cube)
+            * skewedEdge(d2 / q[6], gamma: (c2 * c2 * c2 * q[9] + s2 * s2 * s2 * q[10]) / cube)
+    }
+
+    /// An edge's profile at z sigmas from it under a blur of skewness gamma: erf(z / sqrt 2) less the
+    /// Edgeworth term gamma / 3 (z² - 1) phi(z).
+    @inline(__always)
+    private func skewedEdge(_ z: Double, gamma: Double) -> Double {
+        erf(z / 2.squareRoot()) - gamma / 3 * (z * z - 1) * exp(-z * z / 2) / (2 * Double.pi).squareRoot()
     }
 
     private func cost(_ q: [Double]) -> Double {

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Chessboard corners found again by the model ChArUco corners are fitted with (`XCornerFit`: two blurred
+/// edges through the point, each allowed to bend as a lens bends it), starting from cornerSubPix's
+/// corners, each over a window of its own four squares (along the board's local axes, short of the next
+/// corners). cornerSubPix's window assumes straight edges; a wide lens bends them most where the corners
+/// weigh most on a rig's translation. Each corner also gets its fit's sigma.
+struct ChessboardCornerFit {
+    /// Half the window at most, pixels (as the ChArUco corner search).
+    var maxHalfWindow = 16.0
+    /// Whether the fit models a lopsided blur (`XCornerFit.modelsSkew`).
+    var modelsSkew = true
+
+    /// The corners (row by row, `columns` to a row) fitted again with their sigmas; a corner whose fit
+    /// fails or moves more than `maxShift` pixels keeps its place and has no sigma.
+    func refine(_ corners: [Point2], columns: Int, in image: GrayImage, maxShift: Double = 1) -> [(point: Point2, sigma: Double?)] {
+        let rows = corners.count / columns
+        guard columns >= 2, rows >= 2, corners.count == columns * rows else { return corners.map { ($0, nil) } }
+        var fit = XCornerFit()
+        fit.modelsSkew = modelsSkew
+        return corners.indices.map { i in
+            let c = i % columns, r = i / columns
+            // The local board axes: one square along the row and along the column, from the neighbours.
+            func axis(_ before: Int?, _ after: Int?) -> Point2 {
+                switch (before.map { corners[$0] }, after.map { corners[$0] }) {
+                case let (b?, a?): return Point2(x: (a.x - b.x) / 2, y: (a.y - b.y) / 2)
+                case let (nil, a?): return Point2(x: a.x - corners[i].x, y: a.y - corners[i].y)
+                case let (b?, nil): return Point2(x: corners[i].x - b.x, y: corners[i].y - b.y)
+                default: return Point2(x: 0, y: 0)
+                }
+            }
+            let du = axis(c > 0 ? i - 1 : nil, c + 1 < columns ? i + 1 : nil)
+            let dv = axis(r > 0 ? i - columns : nil, r + 1 < rows ? i + columns : nil)
+            let start = corners[i]
+            guard fill(&fit, image: image, centre: start, du: du, dv: dv),
+                  var found = fit.fit(from: start, edges: (du, dv), blur: 0.7) else { return (start, nil) }
+            // Again about the point found.
+            if found.point.distance(to: start) <= maxShift, fill(&fit, image: image, centre: found.point, du: du, dv: dv),
+               let again = fit.fit(from: found.point, edges: (du, dv), blur: found.blur) {
+                found = again
+            }
+            guard found.point.distance(to: start) <= maxShift else { return (start, nil) }
+            return (found.point, fit.sigma(of: found))
+        }
+    }
+
+    /// The pixels within the corner's four squares along the axes `du`, `dv` (one square each), short of
+    /// the next corners by 1.5 pixels and at most `maxHalfWindow` pixels; false when too few or off the image.
+    private func fill(_ fit: inout XCornerFit, image: GrayImage, centre: Point2, du: Point2, dv: Point2) -> Bool {
+        fit.reset()
+        let det = du.x * dv.y - du.y * dv.x
+        guard abs(det) > 1e-9 else { return false }
+        let side = min(du.distance(to: Point2(x: 0, y: 0)), dv.distance(to: Point2(x: 0, y: 0)))
+        let reach = min(0.5 - 1.5 / side, maxHalfWindow / side)
+        guard reach * side >= 2.5 else { return false }
+        let span = Int((reach * max(abs(du.x) + abs(dv.x), abs(du.y) + abs(dv.y))).rounded(.up)) + 1
+        let cx = Int(centre.x.rounded()), cy = Int(centre.y.rounded())
+        guard cx - span >= 0, cy - span >= 0, cx + span < image.width, cy + span < image.height else { return false }
+        let inverse = (dv.y / det, -dv.x / det, -du.y / det, du.x / det)
+        for y in (cy - span)...(cy + span) {
+            for x in (cx - span)...(cx + span) {
+                let dx = Double(x) - centre.x, dy = Double(y) - centre.y
+                let u = inverse.0 * dx + inverse.1 * dy, v = inverse.2 * dx + inverse.3 * dy
+                guard abs(u) < reach, abs(v) < reach else { continue }
+                fit.add(x: x, y: y, value: image.pixels[y * image.width + x])
+            }
+        }
+        return fit.xs.count >= 36
+    }
+}
