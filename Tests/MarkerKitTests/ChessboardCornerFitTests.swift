@@ -27,8 +27,8 @@ import Testing
             for i in t.indices {
                 squares.auto += pow(auto[i].distance(to: t[i]), 2)
                 squares.eleven += pow(eleven[i].distance(to: t[i]), 2)
-                squares.fitted += pow(fitted[i].point.distance(to: t[i]), 2)
-                if fitted[i].point != auto[i] { moved += 1 }
+                squares.fitted += pow(fitted[i].distance(to: t[i]), 2)
+                if fitted[i] != auto[i] { moved += 1 }
                 count += 1
             }
         }
@@ -60,10 +60,10 @@ import Testing
             var symmetric = ChessboardCornerFit()
             symmetric.modelsSkew = false
             for (i, (a, b)) in zip(ChessboardCornerFit().refine(found, columns: 9, in: image), symmetric.refine(found, columns: 9, in: image)).enumerated() {
-                sums.fitted.x += a.point.x - t[i].x
-                sums.fitted.y += a.point.y - t[i].y
-                sums.symmetric.x += b.point.x - t[i].x
-                sums.symmetric.y += b.point.y - t[i].y
+                sums.fitted.x += a.x - t[i].x
+                sums.fitted.y += a.y - t[i].y
+                sums.symmetric.x += b.x - t[i].x
+                sums.symmetric.y += b.y - t[i].y
                 count += 1
             }
         }

@@ -106,7 +106,7 @@ public struct Calibrator: Sendable {
             let finder = ChessboardDetector(innerColumns: board.innerColumns, innerRows: board.innerRows, method: detector, halfWindow: halfWindow)
             guard let corners = (try? finder.detect(in: image)) ?? nil else { return .nothing }
             guard fitsCorners else { return .corners(corners, ids: Array(corners.indices)) }
-            return .corners(ChessboardCornerFit().refine(corners, columns: board.innerColumns, in: image).map(\.point), ids: Array(corners.indices))
+            return .corners(ChessboardCornerFit().refine(corners, columns: board.innerColumns, in: image), ids: Array(corners.indices))
         case .charuco(let board):
             // A view whose markers are read gives its corners, or says why not.
             guard let found = try? CharucoDetector(board: board).detect(in: image), !found.markers.isEmpty else { return .nothing }

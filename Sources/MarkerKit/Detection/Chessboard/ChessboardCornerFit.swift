@@ -4,18 +4,19 @@ import Foundation
 /// edges through the point, each allowed to bend as a lens bends it), starting from cornerSubPix's
 /// corners, each over a window of its own four squares (along the board's local axes, short of the next
 /// corners). cornerSubPix's window assumes straight edges; a wide lens bends them most where the corners
-/// weigh most on a rig's translation. Each corner also gets its fit's sigma.
+/// weigh most on a rig's translation.
 struct ChessboardCornerFit {
     /// Half the window at most, pixels (as the ChArUco corner search).
     var maxHalfWindow = 16.0
     /// Whether the fit models a lopsided blur (`XCornerFit.modelsSkew`).
     var modelsSkew = true
 
-    /// The corners (row by row, `columns` to a row) fitted again with their sigmas; a corner whose fit
-    /// fails or moves more than `maxShift` pixels keeps its place and has no sigma.
-    func refine(_ corners: [Point2], columns: Int, in image: GrayImage, maxShift: Double = 1) -> [(point: Point2, sigma: Double?)] {
+    /// The corners (row by row, `columns` to a row) fitted again; a corner whose fit fails or moves more
+    /// than `maxShift` pixels keeps its place. (Chessboard corners are weighed alike in a solve, so no
+    /// sigma is asked of the fit.)
+    func refine(_ corners: [Point2], columns: Int, in image: GrayImage, maxShift: Double = 1) -> [Point2] {
         let rows = corners.count / columns
-        guard columns >= 2, rows >= 2, corners.count == columns * rows else { return corners.map { ($0, nil) } }
+        guard columns >= 2, rows >= 2, corners.count == columns * rows else { return corners }
         var fit = XCornerFit()
         fit.modelsSkew = modelsSkew
         return corners.indices.map { i in
@@ -33,14 +34,13 @@ struct ChessboardCornerFit {
             let dv = axis(r > 0 ? i - columns : nil, r + 1 < rows ? i + columns : nil)
             let start = corners[i]
             guard fill(&fit, image: image, centre: start, du: du, dv: dv),
-                  var found = fit.fit(from: start, edges: (du, dv), blur: 0.7) else { return (start, nil) }
+                  var found = fit.fit(from: start, edges: (du, dv), blur: 0.7) else { return start }
             // Again about the point found.
             if found.point.distance(to: start) <= maxShift, fill(&fit, image: image, centre: found.point, du: du, dv: dv),
                let again = fit.fit(from: found.point, edges: (du, dv), blur: found.blur) {
                 found = again
             }
-            guard found.point.distance(to: start) <= maxShift else { return (start, nil) }
-            return (found.point, fit.sigma(of: found))
+            return found.point.distance(to: start) <= maxShift ? found.point : start
         }
     }
 
