@@ -68,6 +68,25 @@ import Testing
         #expect(found >= openCV && found >= 56)
     }
 
+    /// The paper around a marker on the bench's darker ground is a light card, refused before it is
+    /// read; the marker's own outline never is (its inside is the black border).
+    @Test func thePaperIsALightCardAndTheMarkerIsNot() throws {
+        let scene = try BenchmarkScenes.markers(count: 50, width: 640, height: 480, seed: 3)
+        let image = try SceneRenderer().render(scene)
+        let markers = try MarkerDetector().detect(in: image)
+        #expect(markers.count >= 45)
+        for marker in markers {
+            let map = try #require(ReadCheck.SquareToQuad(marker.quad))
+            // The paper reaches 1.5 cells beyond the 7-cell marker; 1.3 keeps the outline on the paper.
+            let out = 1.3 / 7
+            let paper = Quad(map.point(u: -out, v: -out), map.point(u: 1 + out, v: -out), map.point(u: 1 + out, v: 1 + out),
+                             map.point(u: -out, v: 1 + out))
+            #expect(ReadCheck.isLightCard(paper, in: image), "ID \(marker.id)'s paper")
+            #expect(!ReadCheck.isLightCard(marker.quad, in: image), "ID \(marker.id)")
+            #expect(ReadCheck.hasDarkBorder(marker.quad, in: image), "ID \(marker.id)")
+        }
+    }
+
     /// The map behind the outside samples puts the square's corners on the quadrilateral's.
     @Test func squareToQuadHitsTheCorners() throws {
         let quad = Quad(Point2(x: 10, y: 20), Point2(x: 110, y: 30), Point2(x: 95, y: 140), Point2(x: 5, y: 120))

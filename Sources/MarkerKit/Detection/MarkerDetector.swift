@@ -331,6 +331,7 @@ public struct MarkerDetector: Sendable {
     /// Stages 5 to 9 on one candidate: the marker it reads as, or nil.
     fileprivate func read(candidate quad: Quad, in image: GrayImage, reader: DetectorWorkspace.Reader) throws -> MarkerDetection? {
         let p = parameters
+        guard !measure("light cards", &reader.timings, { ReadCheck.isLightCard(quad, in: image) }) else { return nil }
         guard let first = try read(quad, in: image, reader: reader),
               Double(first.borderErrors) <= p.maxBorderErrorRate * Double(first.borderCells) else { return nil }
         guard p.refineCorners else { return checked(decode(first, quad: quad), grid: first, quad: quad, in: image, reader: reader) }
