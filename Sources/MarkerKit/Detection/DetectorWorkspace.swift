@@ -14,6 +14,8 @@ public final class DetectorWorkspace {
     var passes: [Pass] = []
     var passCount = 0
     var quads: [Quad] = []
+    /// The candidates with their perimeters and centres while near-duplicates are merged.
+    var keyedQuads: [QuadCandidates.Keyed] = []
     /// The local search's seeds (search pixels), regions (full size), the crop's pixels and candidates,
     /// and the candidates and markers it found.
     var seeds: [LocalSearch.Box] = []

@@ -154,7 +154,9 @@ public struct MarkerDetector: Sendable {
             for index in 0..<windows.count { timings!.add("contours", passes[index].contoursTime) }
             for index in 0..<windows.count { timings!.add("candidates", passes[index].candidatesTime) }
         }
-        measure("candidates", &timings) { QuadCandidates.removeDuplicates(&quads, rate: p.duplicateDistanceRate, nestedRate: p.nestedPerimeterRate) }
+        measure("candidates", &timings) {
+            QuadCandidates.removeDuplicates(&quads, rate: p.duplicateDistanceRate, nestedRate: p.nestedPerimeterRate, scratch: &workspace.keyedQuads)
+        }
     }
 
     /// Stage 4b (`LocalSearch`): the regions around seeds where no marker was read, thresholded, traced
@@ -187,7 +189,7 @@ public struct MarkerDetector: Sendable {
                 found.append(moved)
             }
         }
-        QuadCandidates.removeDuplicates(&found, rate: p.duplicateDistanceRate, nestedRate: p.nestedPerimeterRate)
+        QuadCandidates.removeDuplicates(&found, rate: p.duplicateDistanceRate, nestedRate: p.nestedPerimeterRate, scratch: &workspace.keyedQuads)
         try readCandidates(found, in: image, workspace: workspace, timings: &timings, into: &local)
         markers.append(contentsOf: local)
     }

@@ -85,39 +85,57 @@ public enum QuadCandidates {
         return best
     }
 
+    /// A candidate with its perimeter and centre, worked out once for the merge's comparisons.
+    struct Keyed {
+        var quad: Quad
+        var perimeter: Double
+        var center: Point2
+    }
+
     /// Near-duplicates merged in place, the largest of each group kept, largest first. A candidate with
     /// less than `nestedRate` of a close one's perimeter is a square inside it (a marker in its white
     /// frame), not a duplicate: it is kept, and the reader reads it only when the larger one does not
     /// read, since it lies inside it.
     static func removeDuplicates(_ quads: inout [Quad], rate: Double, nestedRate: Double) {
+        var scratch: [Keyed] = []
+        removeDuplicates(&quads, rate: rate, nestedRate: nestedRate, scratch: &scratch)
+    }
+
+    /// The same with `scratch` for the candidates' perimeters and centres (a detector keeps one from frame
+    /// to frame). Each is worked out once: the sort and the merge asked for them again at every comparison
+    /// (a third of the stage with 300 candidates).
+    static func removeDuplicates(_ quads: inout [Quad], rate: Double, nestedRate: Double, scratch keyed: inout [Keyed]) {
+        keyed.removeAll(keepingCapacity: true)
+        for quad in quads { keyed.append(Keyed(quad: quad, perimeter: quad.perimeter, center: quad.center)) }
         // Larger first (a stable insertion sort: the arrays are short, and it needs no buffer).
         var i = 1
-        while i < quads.count {
-            let quad = quads[i], perimeter = quad.perimeter
+        while i < keyed.count {
+            let item = keyed[i]
             var j = i
-            while j > 0, quads[j - 1].perimeter < perimeter {
-                quads[j] = quads[j - 1]
+            while j > 0, keyed[j - 1].perimeter < item.perimeter {
+                keyed[j] = keyed[j - 1]
                 j -= 1
             }
-            quads[j] = quad
+            keyed[j] = item
             i += 1
         }
         var kept = 0
-        for index in quads.indices {
-            let quad = quads[index], perimeter = quad.perimeter, center = quad.center
+        for index in keyed.indices {
+            let item = keyed[index], perimeter = item.perimeter, center = item.center
             var duplicate = false
             for k in 0..<kept where !duplicate {
-                let other = quads[k], otherCenter = other.center
+                let other = keyed[k]
                 // Cheap rejection first: centres farther apart than a side cannot be duplicates.
-                duplicate = abs(otherCenter.x - center.x) < perimeter / 4 && abs(otherCenter.y - center.y) < perimeter / 4
+                duplicate = abs(other.center.x - center.x) < perimeter / 4 && abs(other.center.y - center.y) < perimeter / 4
                     && perimeter >= nestedRate * other.perimeter
-                    && meanCornerDistance(quad, other) < rate * min(perimeter, other.perimeter)
+                    && meanCornerDistance(item.quad, other.quad) < rate * min(perimeter, other.perimeter)
             }
             if !duplicate {
-                quads[kept] = quad
+                keyed[kept] = item
                 kept += 1
             }
         }
-        quads.removeLast(quads.count - kept)
+        quads.removeAll(keepingCapacity: true)
+        for k in 0..<kept { quads.append(keyed[k].quad) }
     }
 }

@@ -247,21 +247,34 @@ enum ReadCheck {
     static func edgeStep(_ quad: Quad, in image: GrayImage) -> (darkerInside: Int, lighterInside: Int, meanStep: Double)? {
         guard let map = SquareToQuad(quad) else { return nil }
         let depth = 1.0 / 18
+        let width = image.width, height = image.height, maxX = Double(width - 1), maxY = Double(height - 1)
         var darker = 0, lighter = 0, sum = 0.0
         image.pixels.withUnsafeBufferPointer { pixels in
-            for k in 0..<32 {
-                let along = (Double(k % 8) + 0.5) / 8
-                let (inside, outside): ((Double, Double), (Double, Double))
-                switch k / 8 {
-                case 0: (inside, outside) = ((along, depth), (along, -depth))
-                case 1: (inside, outside) = ((1 - depth, along), (1 + depth, along))
-                case 2: (inside, outside) = ((along, 1 - depth), (along, 1 + depth))
-                default: (inside, outside) = ((depth, along), (-depth, along))
+            // `bilinear` at the map's point (u, v), -1 outside the image; written out, as this runs for
+            // every candidate.
+            @inline(__always) func sample(_ u: Double, _ v: Double) -> Double {
+                let p = map.point(u: u, v: v)
+                guard p.x >= 0, p.y >= 0, p.x <= maxX, p.y <= maxY else { return -1 }
+                let x0 = min(Int(p.x), width - 2), y0 = min(Int(p.y), height - 2)
+                let fx = p.x - Double(x0), fy = p.y - Double(y0)
+                let i = y0 * width + x0
+                let a = Double(pixels[i]), b = Double(pixels[i + 1]), c = Double(pixels[i + width]), d = Double(pixels[i + width + 1])
+                return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + d * fx) * fy
+            }
+            for side in 0..<4 {
+                for k in 0..<8 {
+                    let along = (Double(k) + 0.5) / 8
+                    let inside: Double, outside: Double
+                    switch side {
+                    case 0: (inside, outside) = (sample(along, depth), sample(along, -depth))
+                    case 1: (inside, outside) = (sample(1 - depth, along), sample(1 + depth, along))
+                    case 2: (inside, outside) = (sample(along, 1 - depth), sample(along, 1 + depth))
+                    default: (inside, outside) = (sample(depth, along), sample(-depth, along))
+                    }
+                    guard inside >= 0, outside >= 0 else { continue }
+                    if outside > inside { darker += 1 } else if outside < inside { lighter += 1 }
+                    sum += outside - inside
                 }
-                guard let a = bilinear(pixels, width: image.width, height: image.height, map.point(u: inside.0, v: inside.1)),
-                      let b = bilinear(pixels, width: image.width, height: image.height, map.point(u: outside.0, v: outside.1)) else { continue }
-                if b > a { darker += 1 } else if b < a { lighter += 1 }
-                sum += b - a
             }
         }
         return (darker, lighter, sum / 32)
