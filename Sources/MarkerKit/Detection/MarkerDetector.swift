@@ -3,8 +3,8 @@ import MarkerKitKernels
 /// The classic square-marker detector as a list of stages, each in its own file under
 /// `Detection/MarkerStages/`, named by its number in the pipeline: (1 grayscale, in `Core/Images`, as
 /// capture and calibration use it too), 2 adaptive threshold, 3 contours, 4 convex 4-gon candidates
-/// (4b a local search at full size), 5 unwarp, 6 Otsu, 7 cell sampling, 8 code reading (8b read checks),
-/// 9 corner refinement. Pose is separate (`MarkerPoseEstimator`), as it needs a calibration and a marker size.
+/// (4b a local search at full size), 5 unwarp, 6 Otsu, 7 cell sampling, 8 code reading (8b read checks;
+/// one of them, refusing light cards, comes before 5), 9 corner refinement. Pose is separate (`MarkerPoseEstimator`), as it needs a calibration and a marker size.
 public struct MarkerDetector: Sendable {
     public var parameters: DetectorParameters
     public var dictionary: MarkerDictionary
