@@ -49,7 +49,7 @@ import Testing
     /// The clip's frames, each shown k times in a row (symbolic links in a new folder), k the sanitizers' time
     /// scale (1 otherwise), or `least` when larger: instrumented, a 1280x720 capture detects a frame in about a second and, as a
     /// program too slow for its camera does, misses frames, so views held 0.9 s were lost (6 of 12 kept
-    /// under AddressSanitizer). Held k times longer, a view is seen as often as at full speed.
+    /// under AddressSanitizer; and in a debug build on a loaded machine, under 8 of 12). Held k times longer, a view is seen as often as at full speed.
     static func heldLonger(_ clip: URL, in dir: URL, atLeast least: Int = 1) throws -> URL {
         let k = max(least, Int(CLI.seconds(1).rounded()))
         guard k > 1 else { return clip }
@@ -77,7 +77,10 @@ import Testing
             let render = try CLI.run(arguments, in: dir)
             try #require(render.status == 0, "\(render.stderr)")
         }
-        let clip = try Self.heldLonger(dir.appendingPathComponent("clip"), in: dir)
+        // Each view held 1.9 s: a capture that keeps all 12 views keeps the same frames whatever the machine's
+        // load (a held view's frames are one picture), so both calibrations, and the figures below, are the same
+        // on every run. Held 0.9 s, a loaded debug build kept 7 to 12 views and the worst ratio went from 2.2 to 3.1.
+        let clip = try Self.heldLonger(dir.appendingPathComponent("clip"), in: dir, atLeast: 2)
         let frames = try files(in: clip).filter { $0.hasSuffix(".png") }.count
         // Both calibrations through the camera at once, each streaming the clip once (7.5 fps: each view
         // holds still 0.8 s) at its size.
@@ -95,7 +98,7 @@ import Testing
         let big = try CameraCalibration.read(from: store.appendingPathComponent("big.yaml"))
         let small = try CameraCalibration.read(from: store.appendingPathComponent("small.yaml"))
         #expect(big.imageWidth == 1280 && small.imageWidth == 640 && small.imageHeight == 360)
-        #expect((big.provenance?.views ?? 0) >= 8 && (small.provenance?.views ?? 0) >= 8, "\(big.provenance?.views ?? 0) and \(small.provenance?.views ?? 0) views")
+        #expect(big.provenance?.views == 12 && small.provenance?.views == 12, "\(big.provenance?.views ?? 0) and \(small.provenance?.views ?? 0) views of 12")
 
         // The picture streamed at 640x360, tracked with each calibration.
         let picture = ["MARKERKIT_FAKE_CAMERA_IMAGE": dir.appendingPathComponent("picture/scene_000.png").path]
@@ -113,7 +116,14 @@ import Testing
         let (refused, _) = try track("big", ["--no-scale"])
         #expect(refused.status == 64 && refused.stderr.contains("--no-scale"), "\(refused.stderr)")
 
-        // The same markers, and each translation within 3 sigma of the two calibrations' pose uncertainty.
+        // The same markers, and each translation within the two calibrations' pose uncertainty: 4.65 sigma.
+        // The translations are nearly linear in the 9 parameters (f, c, 5 distortion), so the worst ratio over
+        // every marker and axis is at most the two parameter sets' Mahalanobis distance, whose square for a correct
+        // scaling is chi-square with 9 degrees of freedom, below 21.67 (4.65 squared) 99% of the time. A bound of 3
+        // on the worst ratio allowed a squared distance of 9 at most where the worst marker lines up with it,
+        // and a correct scaling exceeds 9 in 44% of runs: here each
+        // calibration is consistent with the true lens (squared distances 4.9 and 7.3), the two with each other
+        // 9.4 apart (3.07 at worst), and the worst translation 2.72 sigma.
         #expect(scaled.count >= 10 && scaled.map(\.id) == direct.map(\.id), "\(scaled.map(\.id)) vs \(direct.map(\.id))")
         var worst = 0.0
         for (a, b) in zip(scaled, direct) {
@@ -122,7 +132,7 @@ import Testing
             for axis in 0..<3 {
                 let ratio = abs(ta[axis] - tb[axis]) / (sa[axis] * sa[axis] + sb[axis] * sb[axis]).squareRoot()
                 worst = max(worst, ratio)
-                #expect(ratio < 3, "marker \(a.id), axis \(axis): \(ta[axis]) vs \(tb[axis]), \(ratio) sigma apart")
+                #expect(ratio < 4.65, "marker \(a.id), axis \(axis): \(ta[axis]) vs \(tb[axis]), \(ratio) sigma apart")
             }
         }
         let (sdBig, sdSmall) = (big.provenance?.stdDeviations ?? [], small.provenance?.stdDeviations ?? [])
