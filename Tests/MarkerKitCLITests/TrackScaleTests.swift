@@ -79,7 +79,7 @@ import Testing
         }
         // Each view held 1.9 s: a capture that keeps all 12 views keeps the same frames whatever the machine's
         // load (a held view's frames are one picture), so both calibrations, and the figures below, are the same
-        // on every run. Held 0.9 s, a loaded debug build kept 7 to 12 views and the worst ratio went from 2.2 to 3.1.
+        // on every run. Held 0.9 s, a loaded debug build kept fewer than 8 of the 12 in one run, and the worst ratio went from 2.2 to 3.1.
         let clip = try Self.heldLonger(dir.appendingPathComponent("clip"), in: dir, atLeast: 2)
         let frames = try files(in: clip).filter { $0.hasSuffix(".png") }.count
         // Both calibrations through the camera at once, each streaming the clip once (7.5 fps: each view
