@@ -50,7 +50,11 @@ import Testing
         let (stdout, stderr) = try run.output()
         return Stopped(status: process.terminationStatus, stdout: stdout,
                        stderrLines: stderr.split(separator: "\n").filter { !$0.hasPrefix("\r") && !$0.isEmpty },
-                       seconds: Double(took.components.seconds) + Double(took.components.attoseconds) * 1e-18)
+                       seconds: seconds(took))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
     }
 
     static func files(in dir: URL) throws -> [String] {
@@ -101,7 +105,7 @@ import Testing
         // alone, which finds its board and then refuses a single view).
         let clock = ContinuousClock(), start = clock.now
         let single = try CLI.run(["calibrate", "views/0-left01.jpg", "--inner", "9x6", "--square", "25mm", "--name", "one"], in: dir)
-        let elapsed = (clock.now - start).components, search = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+        let search = Self.seconds(clock.now - start)
         #expect(single.status != 0 && !FileManager.default.fileExists(atPath: store.appendingPathComponent("one.yaml").path))
         let run = try Self.interrupt(["calibrate", "views", "--inner", "9x6", "--square", "25mm", "--name", "cam", "--force", "--report", "r.pdf"],
                                      in: dir, after: 0.5)
