@@ -34,7 +34,7 @@ struct ContourWorkspace {
 }
 
 extern "C" int32_t cvb_find_contours_opencv(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
-                                            int32_t min_points, int32_t max_points, mkk_contours *out) {
+                                            int32_t min_points, int32_t max_points, int32_t holes, mkk_contours *out) {
     return bridge::guarded("find contours", [&]() -> int32_t {
         if (!bridge::valid_gray(binary, width, height, stride) || out == nullptr)
             return bridge::fail(BRIDGE_ERR_ARGUMENT, "find contours: bad image");
@@ -52,7 +52,7 @@ extern "C" int32_t cvb_find_contours_opencv(const uint8_t *binary, int32_t width
         work.offsets.clear();
         work.points.clear();
         for (CvSeq *c = first; c != nullptr; c = c->h_next) {
-            if (c->total < min_points || c->total > max_points) continue;
+            if (c->total < min_points || c->total > max_points || (!holes && CV_IS_SEQ_HOLE(c))) continue;
             work.offsets.push_back(static_cast<int32_t>(work.points.size() / 2));
             CvSeqReader reader;
             cvStartReadSeq(c, &reader);

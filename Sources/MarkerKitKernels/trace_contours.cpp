@@ -1,7 +1,9 @@
 // Contours of a binary image by border following (Suzuki and Abe, 1985), every border point kept, no
 // hierarchy: what OpenCV's contour scanner gives in RETR_LIST mode with CHAIN_APPROX_NONE, point for point
 // and in the same order, but with all memory kept per thread from frame to frame (cvFindContours
-// allocates its scanner, and bounding boxes of long contours, on every call).
+// allocates its scanner, and bounding boxes of long contours, on every call). Without holes, hole
+// borders are still followed (the scan needs their marks) but not recorded: the outer borders alone,
+// as the same scan with holes lists them.
 #include <cstring>
 #include <new>
 #include <vector>
@@ -25,7 +27,9 @@ struct TraceWorkspace {
 };
 
 // Follows the border that starts at `start` (an outer border when `hole` is false, else the border of
-// the hole to the right of `start`), appending its points from (x, y); marks the pixels it passes.
+// the hole to the right of `start`), appending its points from (x, y) when `record`; marks the pixels it
+// passes.
+template <bool record>
 void follow(int8_t *start, int row, int x, int y, bool hole, std::vector<int32_t> &points) {
     int deltas[16];
     for (int s = 0; s < 8; ++s) deltas[s] = deltas[s + 8] = kStepX[s] + kStepY[s] * row;
@@ -38,8 +42,10 @@ void follow(int8_t *start, int row, int x, int y, bool hole, std::vector<int32_t
     } while (*first == 0 && s != s_end);
     if (s == s_end) { // a single pixel
         *start = kRightEdge;
-        points.push_back(x);
-        points.push_back(y);
+        if (record) {
+            points.push_back(x);
+            points.push_back(y);
+        }
         return;
     }
     int8_t *here = start, *next = nullptr;
@@ -52,10 +58,12 @@ void follow(int8_t *start, int row, int x, int y, bool hole, std::vector<int32_t
         s &= 7;
         if (unsigned(s - 1) < unsigned(s_end)) *here = kRightEdge;
         else if (*here == 1) *here = kFollowed;
-        points.push_back(x);
-        points.push_back(y);
-        x += kStepX[s];
-        y += kStepY[s];
+        if (record) {
+            points.push_back(x);
+            points.push_back(y);
+            x += kStepX[s];
+            y += kStepY[s];
+        }
         if (next == start && here == first) break;
         here = next;
         s = (s + 4) & 7;
@@ -94,13 +102,14 @@ extern "C" mkk_trace_workspace *mkk_trace_workspace_create(void) { return new (s
 extern "C" void mkk_trace_workspace_destroy(mkk_trace_workspace *workspace) { delete workspace; }
 
 extern "C" int32_t mkk_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
-                                     int32_t min_points, int32_t max_points, mkk_contours *out) {
+                                     int32_t min_points, int32_t max_points, int32_t holes, mkk_contours *out) {
     static thread_local mkk_trace_workspace own;
-    return mkk_find_contours_in(&own, binary, width, height, stride, min_points, max_points, out);
+    return mkk_find_contours_in(&own, binary, width, height, stride, min_points, max_points, holes, out);
 }
 
 extern "C" int32_t mkk_find_contours_in(mkk_trace_workspace *workspace, const uint8_t *binary, int32_t width, int32_t height,
-                                        int32_t stride, int32_t min_points, int32_t max_points, mkk_contours *out) {
+                                        int32_t stride, int32_t min_points, int32_t max_points, int32_t holes,
+                                        mkk_contours *out) {
     return bridge::guarded("find contours", [&]() -> int32_t {
         if (!bridge::valid_gray(binary, width, height, stride) || out == nullptr || workspace == nullptr)
             return bridge::fail(BRIDGE_ERR_ARGUMENT, "find contours: bad image");
@@ -127,8 +136,12 @@ extern "C" int32_t mkk_find_contours_in(mkk_trace_workspace *workspace, const ui
             for (int x = next_border(line, 1, row - 1); x < row - 1; x = next_border(line, x + 1, row - 1)) {
                 const bool hole = line[x - 1] >= 1;
                 const int from = x - (hole ? 1 : 0);
+                if (hole && !holes) {
+                    follow<false>(line + from, row, from - 1, y - 1, hole, work.points);
+                    continue;
+                }
                 const size_t begin = work.points.size();
-                follow(line + from, row, from - 1, y - 1, hole, work.points);
+                follow<true>(line + from, row, from - 1, y - 1, hole, work.points);
                 const size_t length = (work.points.size() - begin) / 2;
                 if (length < size_t(min_points) || length > size_t(max_points)) work.points.resize(begin);
                 else work.starts.push_back(int32_t(begin / 2));

@@ -20,10 +20,11 @@ int32_t cvb_adaptive_threshold_opencv(const uint8_t *gray, int32_t width, int32_
                                       int32_t window, double constant, uint8_t *binary);
 
 /* Contours through OpenCV's contour scanner (cvFindContours, which allocates on every call), only those
- * with between min_points and max_points points: the reference for mkk_find_contours. Its arrays are its
- * own thread workspace's, valid until the thread's next call. */
+ * with between min_points and max_points points (with `holes` 0, only those its scanner does not flag as
+ * holes): the reference for mkk_find_contours. Its arrays are its own thread workspace's, valid until
+ * the thread's next call. */
 int32_t cvb_find_contours_opencv(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
-                                 int32_t min_points, int32_t max_points, mkk_contours *out);
+                                 int32_t min_points, int32_t max_points, int32_t holes, mkk_contours *out);
 
 /* cv::approxPolyDP of a closed contour; writes up to `capacity` vertices (x,y) and returns how many
  * the polygon has: the reference for mkk_simplify_contour. */

@@ -294,7 +294,7 @@ public struct MarkerDetector: Sendable {
                 let size = width * height
                 let shortest = min(minPoints, seedLengths?.lowerBound ?? minPoints)
                 try Contours.find(in: UnsafeBufferPointer(start: binaries + index * size, count: size), width: width, height: height,
-                                  minPoints: shortest, maxPoints: maxPoints, workspace: pass.trace, into: &pass.contours)
+                                  minPoints: shortest, maxPoints: maxPoints, holes: false, workspace: pass.trace, into: &pass.contours)
                 let traced = clock.now
                 pass.quads.removeAll(keepingCapacity: true)
                 try QuadCandidates.appendQuads(from: pass.contours, imageWidth: width, imageHeight: height, parameters: parameters,
@@ -471,10 +471,20 @@ public struct MarkerDetector: Sendable {
 enum SceneGeometry {
     /// Whether `p` lies inside the convex quadrilateral `quad`.
     static func contains(_ quad: [Point2], _ p: Point2) -> Bool {
-        contains(Quad(corners: quad), p)
+        sameSideOfEveryEdge(Quad(corners: quad), p)
     }
 
+    /// The same for a candidate or a marker (convex): a point outside the corners' bounding box is
+    /// outside at once. The detector asks this of every candidate against every larger one and every
+    /// marker read (thousands of times a frame with 50 markers); the box answers most of them.
     static func contains(_ quad: Quad, _ p: Point2) -> Bool {
+        let a = quad[0], b = quad[1], c = quad[2], d = quad[3]
+        guard p.x >= min(min(a.x, b.x), min(c.x, d.x)), p.x <= max(max(a.x, b.x), max(c.x, d.x)),
+              p.y >= min(min(a.y, b.y), min(c.y, d.y)), p.y <= max(max(a.y, b.y), max(c.y, d.y)) else { return false }
+        return sameSideOfEveryEdge(quad, p)
+    }
+
+    private static func sameSideOfEveryEdge(_ quad: Quad, _ p: Point2) -> Bool {
         var sign = 0.0
         for i in 0..<4 {
             let a = quad[i], b = quad[(i + 1) % 4]

@@ -45,7 +45,8 @@ int32_t mkk_adaptive_threshold_rows_in(mkk_threshold_workspace *workspace, const
 
 /* Contours of a binary image (nonzero = region) by border following, only those with between
  * min_points and max_points points: point for point and in the order what cv::findContours gives with
- * RETR_LIST and CHAIN_APPROX_NONE. Points are x,y pairs; contour i spans points offsets[i]..offsets[i+1].
+ * RETR_LIST and CHAIN_APPROX_NONE; with `holes` 0, only its outer borders (the regions' outlines, not
+ * those of the background inside them). Points are x,y pairs; contour i spans points offsets[i]..offsets[i+1].
  * The arrays belong to the calling thread's workspace and stay valid until its next call: after the
  * first frames of a size no memory is allocated. */
 typedef struct mkk_contours {
@@ -54,14 +55,14 @@ typedef struct mkk_contours {
     const int32_t *points;  /* 2 * offsets[count] */
 } mkk_contours;
 int32_t mkk_find_contours(const uint8_t *binary, int32_t width, int32_t height, int32_t stride,
-                          int32_t min_points, int32_t max_points, mkk_contours *out);
+                          int32_t min_points, int32_t max_points, int32_t holes, mkk_contours *out);
 /* The same with its arrays in `workspace` (valid until that workspace's next call) instead of the calling
  * thread's: for a job any worker may run (a threshold window's contours). */
 typedef struct mkk_trace_workspace mkk_trace_workspace;
 mkk_trace_workspace *mkk_trace_workspace_create(void);
 void mkk_trace_workspace_destroy(mkk_trace_workspace *workspace);
 int32_t mkk_find_contours_in(mkk_trace_workspace *workspace, const uint8_t *binary, int32_t width, int32_t height,
-                             int32_t stride, int32_t min_points, int32_t max_points, mkk_contours *out);
+                             int32_t stride, int32_t min_points, int32_t max_points, int32_t holes, mkk_contours *out);
 
 /* Douglas-Peucker on a closed contour without heap allocation, as cv::approxPolyDP (an approximate
  * diameter splits it first); writes the vertices (x,y) and returns how many, or capacity + 1 when the
