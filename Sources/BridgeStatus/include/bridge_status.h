@@ -22,7 +22,7 @@ typedef enum : int32_t {
     BRIDGE_ERR_UNAVAILABLE = -5, /* an OpenCV library loaded on first use is missing or lacks a function */
 } bridge_status;
 
-/* The message of the last failure on this thread ("" if none). Valid until the next call. */
+/* The message of the last failure on this thread ("" if none; at most 1023 bytes). Valid until the next call. */
 const char *bridge_last_error(void);
 /* For the C++ targets: the calling thread's message, set on failure and cleared at a call's start. */
 void bridge_set_error(const char *message);

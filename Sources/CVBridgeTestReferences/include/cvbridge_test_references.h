@@ -15,6 +15,12 @@
 extern "C" {
 #endif
 
+/* The heap allocations (malloc, calloc, realloc, aligned) the calling thread makes from _start to _stop
+ * (thread_allocations.c; -1 and available() 0 under a sanitizer, which replaces malloc). */
+int32_t thread_allocations_available(void);
+void thread_allocations_start(void);
+int64_t thread_allocations_stop(void);
+
 /* cv::adaptiveThreshold (mean, inverted) itself: the reference for mkk_adaptive_threshold. */
 int32_t cvb_adaptive_threshold_opencv(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                                       int32_t window, double constant, uint8_t *binary);
