@@ -57,7 +57,7 @@ public struct DetectorParameters: Sendable, Equatable {
     /// because the code corrects no errors, so the border is the main guard against false markers.
     public var maxBorderErrorRate: Double = 0.25
     /// Refine corners to sub-pixel precision by fitting the marker's outer edges; candidates with a clean
-    /// border are read again from their refined corners.
+    /// border are read again from their refined corners when those moved a quarter of a cell or more.
     public var refineCorners: Bool = true
     /// The least sure data cell must be at least this sure (0: any majority, 1: unanimous). The code
     /// corrects no errors, so a cell read on a coin toss is refused rather than risk another valid ID

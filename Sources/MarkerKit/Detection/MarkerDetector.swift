@@ -346,6 +346,17 @@ public struct MarkerDetector: Sendable {
             return checked(decode(first, quad: quad), grid: first, quad: quad, in: image, reader: reader)
         }
         let early = decode(first, quad: quad)
+        if let early, Self.cornersMoved(from: quad, to: refined) <= 0.25 * refined.perimeter / 4 / Double(dictionary.markerSize + 2) {
+            // Corners that moved under a quarter of a cell keep every cell's sampled middle inside its cell:
+            // the first read stands, checked on its own square, and the square is not unwarped and read again
+            // (in the real photo sets every such read checked as the second read does). One the checks
+            // turn down still gets the second read.
+            let turn = (0..<4).first { early.quad[0] == quad[$0] } ?? 0
+            let marker = MarkerDetection(id: early.id, quad: Quad(refined[turn], refined[(turn + 1) % 4], refined[(turn + 2) % 4], refined[(turn + 3) % 4]))
+            if let kept = checked(marker, grid: first, quad: quad, in: image, reader: reader) {
+                return measured(kept, refined: refined, noise: noise, in: image, reader: reader)
+            }
+        }
         guard let second = try read(refined, in: image, reader: reader),
               Double(second.borderErrors) <= p.maxBorderErrorRate * Double(second.borderCells) else { return nil }
         if let marker = decode(second, quad: refined) {
@@ -359,6 +370,13 @@ public struct MarkerDetector: Sendable {
             return checked(marker, grid: first, quad: refined, in: image, reader: reader).map { measured($0, refined: refined, noise: noise, in: image, reader: reader) }
         }
         return nil
+    }
+
+    /// How far the farthest corner moved.
+    static func cornersMoved(from a: Quad, to b: Quad) -> Double {
+        var moved = 0.0
+        for i in 0..<4 { moved = max(moved, a[i].distance(to: b[i])) }
+        return moved
     }
 
     /// `marker` as reported: where its border is thin, its corners from profiles that stop inside the
