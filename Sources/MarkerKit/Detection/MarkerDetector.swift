@@ -380,8 +380,8 @@ public struct MarkerDetector: Sendable {
     }
 
     /// `marker` as reported: where its border is thin, its corners from profiles that stop inside the
-    /// border (`CornerRefiner.insideBorder`; the code was read from the refined square, as before), and
-    /// the refiner's corner noise, its edges renumbered as the marker's corners are from the refined square's.
+    /// border (`CornerRefiner.insideBorder`; the code was read before this, so which markers are found does
+    /// not change), and the refiner's corner noise, its edges renumbered as the marker's corners are from the refined square's.
     private func measured(_ marker: MarkerDetection, refined: Quad, noise: CornerNoise?, in image: GrayImage,
                           reader: DetectorWorkspace.Reader) -> MarkerDetection {
         guard let turn = (0..<4).first(where: { marker.quad[0] == refined[$0] }) else { return marker }

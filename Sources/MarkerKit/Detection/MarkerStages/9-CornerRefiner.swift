@@ -50,7 +50,7 @@ public enum CornerRefiner {
     /// foreshortened by tilt): one pass whose profiles stop inside the border instead of reaching the
     /// code cells behind it (mkk_edge_profiles with `cells`, the marker's side in cells with the border).
     /// Nil where the border is wide enough for every profile (the refined corners stand) or the pass fails.
-    /// The code was read from the refined square: the reads, and so which markers are found, do not change.
+    /// The code was read before this pass: the reads, and so which markers are found, do not change.
     public static func insideBorder(_ quad: Quad, cells: Int, in image: GrayImage, scratch: inout Scratch) -> (quad: Quad, noise: CornerNoise)? {
         guard cells > 0 else { return nil }
         var thin = false
