@@ -31,6 +31,18 @@ import Testing
         }
         thread.start()
         done.wait()
+        // The counter counts: one array made on a counted thread is one allocation.
+        nonisolated(unsafe) var control: Int64 = -1
+        let made = Thread {
+            thread_allocations_start()
+            let array = [Int](repeating: 7, count: 1000)
+            control = thread_allocations_stop()
+            precondition(array.count == 1000)
+            done.signal()
+        }
+        made.start()
+        done.wait()
+        #expect(control == 1, "an array of 1000 Ints: \(control) allocations counted")
         #expect(failure == nil)
         #expect(work.binary == binary && work.markers == warm && warm.count >= 8, "\(work.markers.count) markers, \(warm.count) warm")
         #expect(allocations == 0, "heap allocations on the thread's first threshold and detection")
