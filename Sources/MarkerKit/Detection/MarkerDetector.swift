@@ -351,8 +351,7 @@ public struct MarkerDetector: Sendable {
             // the first read stands, checked on its own square, and the square is not unwarped and read again
             // (in the real photo sets every such read checked as the second read does). One the checks
             // turn down still gets the second read.
-            let turn = (0..<4).first { early.quad[0] == quad[$0] } ?? 0
-            let marker = MarkerDetection(id: early.id, quad: Quad(refined[turn], refined[(turn + 1) % 4], refined[(turn + 2) % 4], refined[(turn + 3) % 4]))
+            let marker = Self.moved(early, from: quad, to: refined)
             if let kept = checked(marker, grid: first, quad: quad, in: image, reader: reader) {
                 return measured(kept, refined: refined, noise: noise, in: image, reader: reader)
             }
@@ -365,11 +364,16 @@ public struct MarkerDetector: Sendable {
         } else if let early {
             // Only the first read is sure: keep its code, report the refined corners in its order (the
             // refined square, last unwarped, is in the same order as the first).
-            let turn = (0..<4).first { early.quad[0] == quad[$0] } ?? 0
-            let marker = MarkerDetection(id: early.id, quad: Quad(refined[turn], refined[(turn + 1) % 4], refined[(turn + 2) % 4], refined[(turn + 3) % 4]))
+            let marker = Self.moved(early, from: quad, to: refined)
             return checked(marker, grid: first, quad: refined, in: image, reader: reader).map { measured($0, refined: refined, noise: noise, in: image, reader: reader) }
         }
         return nil
+    }
+
+    /// `marker` (read from `quad`'s square) with `refined`'s corners, in the marker's own order.
+    static func moved(_ marker: MarkerDetection, from quad: Quad, to refined: Quad) -> MarkerDetection {
+        let turn = (0..<4).first { marker.quad[0] == quad[$0] } ?? 0
+        return MarkerDetection(id: marker.id, quad: Quad(refined[turn], refined[(turn + 1) % 4], refined[(turn + 2) % 4], refined[(turn + 3) % 4]))
     }
 
     /// How far the farthest corner moved.
