@@ -1,3 +1,4 @@
+import BridgeStatus
 import CVBridge
 import CVBridgeTestReferences
 import MarkerKitKernels
@@ -39,43 +40,128 @@ import Testing
         return (counts[0], counts[1])
     }
 
+    /// A random binary image of one of three kinds (by `kind` % 3): salt and pepper of any density; filled
+    /// and hollow rectangles, nested and touching the edges; one-pixel lines and isolated pixels.
+    static func randomImage(kind: Int, width: Int, height: Int, using random: inout SeededRandom) -> GrayImage {
+        var pixels = [UInt8](repeating: 0, count: width * height)
+        switch kind % 3 {
+        case 0: // salt and pepper of any density
+            let density = Double.random(in: 0.05...0.95, using: &random)
+            for i in pixels.indices where Double.random(in: 0..<1, using: &random) < density { pixels[i] = 255 }
+        case 1: // filled and hollow rectangles, nested and touching the edges
+            for _ in 0..<Int.random(in: 1...12, using: &random) {
+                let x0 = Int.random(in: -3..<width, using: &random), y0 = Int.random(in: -3..<height, using: &random)
+                let x1 = x0 + Int.random(in: 0...20, using: &random), y1 = y0 + Int.random(in: 0...20, using: &random)
+                let value: UInt8 = Bool.random(using: &random) ? 255 : 0, hollow = Bool.random(using: &random)
+                for y in max(0, y0)...max(0, min(height - 1, y1)) where y < height {
+                    for x in max(0, x0)...max(0, min(width - 1, x1)) where x < width {
+                        if !hollow || x == x0 || x == x1 || y == y0 || y == y1 { pixels[y * width + x] = value }
+                    }
+                }
+            }
+        default: // one-pixel lines and isolated pixels (values other than 255 count as region too)
+            for _ in 0..<Int.random(in: 1...30, using: &random) {
+                var x = Int.random(in: 0..<width, using: &random), y = Int.random(in: 0..<height, using: &random)
+                for _ in 0..<Int.random(in: 0...25, using: &random) {
+                    pixels[y * width + x] = UInt8.random(in: 1...255, using: &random)
+                    x = min(width - 1, max(0, x + Int.random(in: -1...1, using: &random)))
+                    y = min(height - 1, max(0, y + Int.random(in: -1...1, using: &random)))
+                }
+            }
+        }
+        return GrayImage(width: width, height: height, pixels: pixels)
+    }
+
     @Test func randomImagesGiveOpenCVsContours() {
         var random = SeededRandom(seed: 11)
         var contours = 0, outer = 0
         for trial in 0..<300 {
             let width = Int.random(in: 1...70, using: &random), height = Int.random(in: 1...50, using: &random)
-            var pixels = [UInt8](repeating: 0, count: width * height)
-            switch trial % 3 {
-            case 0: // salt and pepper of any density
-                let density = Double.random(in: 0.05...0.95, using: &random)
-                for i in pixels.indices where Double.random(in: 0..<1, using: &random) < density { pixels[i] = 255 }
-            case 1: // filled and hollow rectangles, nested and touching the edges
-                for _ in 0..<Int.random(in: 1...12, using: &random) {
-                    let x0 = Int.random(in: -3..<width, using: &random), y0 = Int.random(in: -3..<height, using: &random)
-                    let x1 = x0 + Int.random(in: 0...20, using: &random), y1 = y0 + Int.random(in: 0...20, using: &random)
-                    let value: UInt8 = Bool.random(using: &random) ? 255 : 0, hollow = Bool.random(using: &random)
-                    for y in max(0, y0)...max(0, min(height - 1, y1)) where y < height {
-                        for x in max(0, x0)...max(0, min(width - 1, x1)) where x < width {
-                            if !hollow || x == x0 || x == x1 || y == y0 || y == y1 { pixels[y * width + x] = value }
-                        }
-                    }
-                }
-            default: // one-pixel lines and isolated pixels (values other than 255 count as region too)
-                for _ in 0..<Int.random(in: 1...30, using: &random) {
-                    var x = Int.random(in: 0..<width, using: &random), y = Int.random(in: 0..<height, using: &random)
-                    for _ in 0..<Int.random(in: 0...25, using: &random) {
-                        pixels[y * width + x] = UInt8.random(in: 1...255, using: &random)
-                        x = min(width - 1, max(0, x + Int.random(in: -1...1, using: &random)))
-                        y = min(height - 1, max(0, y + Int.random(in: -1...1, using: &random)))
-                    }
-                }
-            }
-            let counts = Self.expectSame(GrayImage(width: width, height: height, pixels: pixels), "random image \(trial) (\(width)x\(height))")
+            let image = Self.randomImage(kind: trial, width: width, height: height, using: &random)
+            let counts = Self.expectSame(image, "random image \(trial) (\(width)x\(height))")
             contours += counts.all
             outer += counts.outer
         }
         #expect(contours > 3000)
         #expect(outer > 1000 && outer < contours - 1000, "\(outer) of \(contours) contours outer borders")
+    }
+
+    /// `images` (of one size) traced together by `mkk_find_contours_together`, each in a new workspace.
+    static func traceTogether(_ images: [GrayImage], minPoints: Int = 1, maxPoints: Int = Int(Int32.max), holes: Bool) -> [Traced] {
+        let workspaces: [OpaquePointer?] = images.map { _ in mkk_trace_workspace_create() }
+        defer { for workspace in workspaces { mkk_trace_workspace_destroy(workspace) } }
+        var outs = [mkk_contours](repeating: mkk_contours(), count: images.count)
+        let pixels = images.map(\.pixels)
+        let status = withPointers(pixels) { binaries in
+            mkk_find_contours_together(workspaces, binaries, Int32(images.count), Int32(images[0].width), Int32(images[0].height),
+                                       Int32(images[0].width), Int32(minPoints), Int32(maxPoints), holes ? 1 : 0, &outs)
+        }
+        #expect(status == 0)
+        return outs.map { found in
+            let offsets = Array(UnsafeBufferPointer(start: found.offsets, count: Int(found.count) + 1))
+            return Traced(offsets: offsets, points: Array(UnsafeBufferPointer(start: found.points, count: 2 * Int(offsets.last!))))
+        }
+    }
+
+    /// Base addresses of every array in `arrays`, valid inside `body`.
+    static func withPointers<R>(_ arrays: [[UInt8]], _ done: [UnsafePointer<UInt8>?] = [], _ body: ([UnsafePointer<UInt8>?]) -> R) -> R {
+        guard let next = arrays.first else { return body(done) }
+        return next.withUnsafeBufferPointer { withPointers(Array(arrays.dropFirst()), done + [$0.baseAddress], body) }
+    }
+
+    /// Images traced together (the detector's threshold windows on one core: their borders a step of each
+    /// in turn) give each image the contours it gives traced alone: groups of 1 to 4 random images of one
+    /// size, one image in some groups without any border, thresholded renders whose long borders outgrow
+    /// the points' first buffer; with holes and without, with the detector's length filter and without.
+    @Test func imagesTracedTogetherGiveTheirOwnContours() throws {
+        var random = SeededRandom(seed: 12)
+        var contours = 0
+        for trial in 0..<120 {
+            let width = Int.random(in: 1...90, using: &random), height = Int.random(in: 1...60, using: &random)
+            var images = (0..<(trial % 4 + 1)).map { Self.randomImage(kind: trial + $0, width: width, height: height, using: &random) }
+            if trial % 5 == 0 { images[trial % images.count] = GrayImage(width: width, height: height, pixels: [UInt8](repeating: 0, count: width * height)) }
+            for holes in [true, false] {
+                let together = Self.traceTogether(images, holes: holes)
+                let alone = images.map { Self.trace($0, holes: holes, opencv: false) }
+                #expect(together == alone, "trial \(trial): \(images.count) images \(width)x\(height), holes \(holes)")
+                contours += alone.reduce(0) { $0 + $1.offsets.count - 1 }
+            }
+        }
+        #expect(contours > 5000)
+        let render = try SceneRenderer().render(BenchmarkScenes.markers(count: 30, width: 1280, height: 720, seed: 5))
+        var binaries: [GrayImage] = []
+        for window in [3, 13, 23] {
+            var binary = GrayImage.empty
+            try AdaptiveThreshold.binary(render, window: window, constant: 7, into: &binary)
+            binaries.append(binary)
+        }
+        for holes in [true, false] {
+            for (minPoints, maxPoints) in [(1, Int(Int32.max)), (38, 4 * 1280)] {
+                let together = Self.traceTogether(binaries, minPoints: minPoints, maxPoints: maxPoints, holes: holes)
+                let alone = binaries.map { Self.trace($0, minPoints: minPoints, maxPoints: maxPoints, holes: holes, opencv: false) }
+                #expect(together == alone, "render windows 3, 13, 23, holes \(holes), lengths \(minPoints)...\(maxPoints)")
+                #expect(together.allSatisfy { $0.offsets.count > 50 })
+            }
+        }
+    }
+
+    /// No images, more than the tracer takes at once, or a missing workspace: an argument error, not a crash.
+    @Test func badImageListsAreRefused() {
+        #expect(Contours.togetherMax == Int(MKK_TRACE_TOGETHER_MAX))
+        let pixels = [UInt8](repeating: 255, count: 16)
+        let workspace = mkk_trace_workspace_create()
+        defer { mkk_trace_workspace_destroy(workspace) }
+        var outs = [mkk_contours](repeating: mkk_contours(), count: 5)
+        pixels.withUnsafeBufferPointer { buffer in
+            let binaries = [UnsafePointer<UInt8>?](repeating: buffer.baseAddress, count: 5)
+            let workspaces = [OpaquePointer?](repeating: workspace, count: 5)
+            for count: Int32 in [0, 5, -1] {
+                #expect(mkk_find_contours_together(workspaces, binaries, count, 4, 4, 4, 1, 100, 1, &outs) == BRIDGE_ERR_ARGUMENT.rawValue)
+            }
+            #expect(mkk_find_contours_together([workspace, nil], binaries, 2, 4, 4, 4, 1, 100, 1, &outs) == BRIDGE_ERR_ARGUMENT.rawValue)
+            #expect(mkk_find_contours_together(workspaces, binaries, 1, 4, 4, 4, 1, 100, 1, &outs) == 0)
+            #expect(outs[0].count == 1)
+        }
     }
 
     @Test func thresholdedPhotosAndRendersGiveOpenCVsContours() throws {

@@ -132,14 +132,15 @@ public struct MarkerDetector: Sendable {
         let minPoints = limits.lowerBound, maxPoints = limits.upperBound
         workspace.preparePasses(windows.count)
         let passes = workspace.passes
+        // On one core the windows are traced together (their steps overlap: at 640x480 with 50 markers
+        // 3.9 -> 3.1 ms a frame); on more, each window is a job of its own, handed to whichever worker is
+        // free, which at 2 threads beat pairs traced together (docs/MEASUREMENTS.md, "Tracing together").
+        let workers = oneCore ? 1 : workspace.frameWorkers > 0 ? min(workspace.frameWorkers, WorkerPool.threads) : WorkerPool.threads
+        let groups = workers > 1 ? windows.count : 1
         workspace.binaries.withUnsafeBufferPointer { binaries in
-            let job = TracePasses(binaries: binaries.baseAddress!, width: search.width, height: search.height,
+            let job = TracePasses(binaries: binaries.baseAddress!, width: search.width, height: search.height, windows: windows.count, groups: groups,
                                   minPoints: minPoints, maxPoints: maxPoints, seedLengths: seedLengths, parameters: p, passes: passes)
-            if oneCore {
-                for index in 0..<windows.count { job.run(index, worker: 0) }
-            } else {
-                WorkerPool.forEach(windows.count, maxWorkers: workspace.frameWorkers, job)
-            }
+            WorkerPool.forEach(groups, maxWorkers: workspace.frameWorkers, job)
         }
         quads.removeAll(keepingCapacity: true)
         if seedLengths != nil { workspace.seeds.removeAll(keepingCapacity: true) }
@@ -276,34 +277,45 @@ public struct MarkerDetector: Sendable {
         if timings != nil { for reader in readers { timings!.add(reader.timings!) } }
     }
 
-    /// Stages 3-4 of one threshold window, into its pass's buffers.
+    /// Stages 3-4 of a group of threshold windows (windows group, group + groups, ...), into their passes'
+    /// buffers: the group's windows traced together, then each one's candidates.
     private struct TracePasses: WorkerPoolJob {
         let binaries: UnsafePointer<UInt8>
-        let width: Int, height: Int, minPoints: Int, maxPoints: Int
+        let width: Int, height: Int, windows: Int, groups: Int, minPoints: Int, maxPoints: Int
         let seedLengths: ClosedRange<Int>?
         let parameters: DetectorParameters
         let passes: [DetectorWorkspace.Pass]
 
-        func run(_ index: Int, worker: Int) {
-            let pass = passes[index]
-            pass.error = nil
+        func run(_ group: Int, worker: Int) {
+            let mine = stride(from: group, to: windows, by: groups)
+            for index in mine { passes[index].error = nil }
             let clock = ContinuousClock()
             do {
                 let start = clock.now
-                pass.contours.removeAll()
                 let size = width * height
                 let shortest = min(minPoints, seedLengths?.lowerBound ?? minPoints)
-                try Contours.find(in: UnsafeBufferPointer(start: binaries + index * size, count: size), width: width, height: height,
-                                  minPoints: shortest, maxPoints: maxPoints, holes: false, workspace: pass.trace, into: &pass.contours)
-                let traced = clock.now
-                pass.quads.removeAll(keepingCapacity: true)
-                try QuadCandidates.appendQuads(from: pass.contours, imageWidth: width, imageHeight: height, parameters: parameters,
-                                               minLength: minPoints, to: &pass.quads)
-                pass.seeds.removeAll(keepingCapacity: true)
-                if let seedLengths { try LocalSearch.appendSeeds(from: pass.contours, lengths: seedLengths, to: &pass.seeds) }
-                (pass.contoursTime, pass.candidatesTime) = (traced - start, clock.now - traced)
+                for first in stride(from: group, to: windows, by: groups * Contours.togetherMax) {
+                    // Window k of this call is first + k * groups. (No closure of a var: that would be a
+                    // heap box a frame.)
+                    let count = min(Contours.togetherMax, (windows - first + groups - 1) / groups), step = groups
+                    for k in 0..<count { passes[first + k * step].contours.removeAll() }
+                    try Contours.find(together: count, width: width, height: height, minPoints: shortest, maxPoints: maxPoints, holes: false,
+                                      image: { (binaries + (first + $0 * step) * size, passes[first + $0 * step].trace) },
+                                      found: { passes[first + $0 * step].contours.append($1) })
+                }
+                // Time per window: the group's tracing shared evenly.
+                let traced = (clock.now - start) / ((windows - group + groups - 1) / groups)
+                for index in mine {
+                    let pass = passes[index], begun = clock.now
+                    pass.quads.removeAll(keepingCapacity: true)
+                    try QuadCandidates.appendQuads(from: pass.contours, imageWidth: width, imageHeight: height, parameters: parameters,
+                                                   minLength: minPoints, to: &pass.quads)
+                    pass.seeds.removeAll(keepingCapacity: true)
+                    if let seedLengths { try LocalSearch.appendSeeds(from: pass.contours, lengths: seedLengths, to: &pass.seeds) }
+                    (pass.contoursTime, pass.candidatesTime) = (traced, clock.now - begun)
+                }
             } catch {
-                pass.error = error
+                passes[group].error = error
             }
         }
     }

@@ -48,6 +48,45 @@ public enum Contours {
         deinit { mkk_trace_workspace_destroy(pointer) }
     }
 
+    /// The most images `find(together:)` traces in one call.
+    static let togetherMax = 4 // MKK_TRACE_TOGETHER_MAX, the lists' size in find(together:)
+
+    /// One image's contours from `find(together:)`, valid until its workspace's next call.
+    struct Found {
+        fileprivate let contours: mkk_contours
+    }
+
+    /// Up to `togetherMax` binary images of one size (`image(k)`: the packed pixels and the workspace
+    /// whose buffers its tracing uses) traced at once, outer borders only unless `holes`: their borders
+    /// are followed a step of each in turn, which overlaps the steps in the processor
+    /// (`mkk_find_contours_together`). Image k's contours are handed to `found` as k, then added to a set
+    /// with `ContourSet.append`.
+    static func find(together count: Int, width: Int, height: Int, minPoints: Int, maxPoints: Int, holes: Bool,
+                     image: (Int) -> (binary: UnsafePointer<UInt8>, workspace: Workspace), found: (Int, Found) -> Void) throws {
+        precondition((1...togetherMax).contains(count), "1 to \(togetherMax) images at once")
+        // The lists on the stack (a frame's work allocates nothing).
+        var workspaces = InlineArray<4, OpaquePointer?>(repeating: nil)
+        var binaries = InlineArray<4, UnsafePointer<UInt8>?>(repeating: nil)
+        var outs = InlineArray<4, mkk_contours>(repeating: mkk_contours())
+        for k in 0..<count {
+            let (binary, workspace) = image(k)
+            workspaces[k] = workspace.pointer
+            binaries[k] = binary
+        }
+        let status = withUnsafePointer(to: &workspaces) { workspaces in
+            withUnsafePointer(to: &binaries) { binaries in
+                withUnsafeMutablePointer(to: &outs) { outs in
+                    mkk_find_contours_together(UnsafeRawPointer(workspaces).assumingMemoryBound(to: OpaquePointer?.self),
+                                               UnsafeRawPointer(binaries).assumingMemoryBound(to: UnsafePointer<UInt8>?.self), Int32(count),
+                                               Int32(width), Int32(height), Int32(width), Int32(minPoints), Int32(maxPoints), holes ? 1 : 0,
+                                               UnsafeMutableRawPointer(outs).assumingMemoryBound(to: mkk_contours.self))
+                }
+            }
+        }
+        try Bridge.check(status)
+        for k in 0..<count { found(k, Found(contours: outs[k])) }
+    }
+
     /// The same on a packed binary image in memory the caller holds (one of AdaptiveThreshold.binaries),
     /// in `workspace`'s buffers (nil: this thread's).
     static func find(in binary: UnsafeBufferPointer<UInt8>, width: Int, height: Int, minPoints: Int, maxPoints: Int,
@@ -60,10 +99,18 @@ public enum Contours {
                                  withHoles, &found)
         } ?? mkk_find_contours(binary.baseAddress, Int32(width), Int32(height), Int32(width), Int32(minPoints), Int32(maxPoints), withHoles, &found)
         try Bridge.check(status)
-        guard found.count > 0 else { return }
-        let base = Int32(set.points.count / 2)
-        let total = Int(found.offsets[Int(found.count)])
-        set.points.append(contentsOf: UnsafeBufferPointer(start: found.points, count: 2 * total))
-        for i in 1...Int(found.count) { set.offsets.append(base + found.offsets[i]) }
+        set.append(Found(contours: found))
+    }
+}
+
+extension Contours.ContourSet {
+    /// Adds contours the tracer found (copied: the tracer's buffers are reused by its next call).
+    mutating func append(_ found: Contours.Found) {
+        let contours = found.contours
+        guard contours.count > 0 else { return }
+        let base = Int32(points.count / 2)
+        let total = Int(contours.offsets[Int(contours.count)])
+        points.append(contentsOf: UnsafeBufferPointer(start: contours.points, count: 2 * total))
+        for i in 1...Int(contours.count) { offsets.append(base + contours.offsets[i]) }
     }
 }
