@@ -1,4 +1,7 @@
 // OpenCV's aruco module (legacy 4.6 API) and its predefined dictionaries: the independent reference.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <vector>
 #include <opencv2/aruco.hpp>
 #include <opencv2/aruco/charuco.hpp>
@@ -64,6 +67,50 @@ extern "C" int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t 
             }
         }
         return found;
+    });
+}
+
+extern "C" int32_t cvb_aruco_candidate_stage(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, double *window_ms) {
+    return cvb::guarded("aruco candidate stage", [&]() -> int32_t {
+        if (!cvb::valid_gray(gray, width, height, stride)) return cvb::fail(BRIDGE_ERR_ARGUMENT, "aruco candidate stage: bad argument");
+        const cv::Mat grey = cvb::gray_view(gray, width, height, stride);
+        const auto params = cv::aruco::DetectorParameters::create();
+        const int longest = std::max(width, height);
+        const double min_perimeter = params->minMarkerPerimeterRate * longest, max_perimeter = params->maxMarkerPerimeterRate * longest;
+        int32_t candidates = 0;
+        cv::Mat thresh;
+        std::vector<std::vector<cv::Point>> contours;
+        std::vector<cv::Point> polygon;
+        // detectMarkers' first stage (_detectInitialCandidates, _findMarkerContours in OpenCV 4.6), its
+        // threshold windows one after another here where detectMarkers runs them as one parallel_for_ job
+        // each.
+        int index = 0;
+        for (int window = params->adaptiveThreshWinSizeMin; window <= params->adaptiveThreshWinSizeMax;
+             window += params->adaptiveThreshWinSizeStep, ++index) {
+            const auto start = std::chrono::steady_clock::now();
+            cv::adaptiveThreshold(grey, thresh, 255, cv::ADAPTIVE_THRESH_MEAN_C, cv::THRESH_BINARY_INV, window | 1,
+                                  params->adaptiveThreshConstant);
+            cv::findContours(thresh, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
+            for (const auto &contour : contours) {
+                if (contour.size() < min_perimeter || contour.size() > max_perimeter) continue;
+                cv::approxPolyDP(contour, polygon, double(contour.size()) * params->polygonalApproxAccuracyRate, true);
+                if (polygon.size() != 4 || !cv::isContourConvex(polygon)) continue;
+                double min_side = 1e300;
+                for (int i = 0; i < 4; ++i) {
+                    const cv::Point d = polygon[i] - polygon[(i + 1) % 4];
+                    min_side = std::min(min_side, double(d.x) * d.x + double(d.y) * d.y);
+                }
+                if (min_side < std::pow(contour.size() * params->minCornerDistanceRate, 2)) continue;
+                bool near_border = false;
+                for (const auto &corner : polygon)
+                    near_border |= corner.x < params->minDistanceToBorder || corner.y < params->minDistanceToBorder ||
+                                   corner.x > width - 1 - params->minDistanceToBorder || corner.y > height - 1 - params->minDistanceToBorder;
+                if (!near_border) ++candidates;
+            }
+            if (window_ms != nullptr && index < 3)
+                window_ms[index] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        }
+        return candidates;
     });
 }
 

@@ -6,6 +6,49 @@ import Testing
 @Suite struct BenchmarkTests {
     /// `bench --dictionary 5x5_100`: the rendered frames hold DICT_5X5_100 markers and every contender reads
     /// that dictionary (read as DICT_ARUCO_ORIGINAL they would give no marker), and the report names it.
+    /// `bench --threads 1,2 --stages --json`: every marker case gets its stages, the 1-thread ones OpenCV's
+    /// first stage timed alone with each of its three windows, and scripts/scaling-prediction models both
+    /// libraries stage by stage from the JSON (a row per library and webcam case, beside the measured
+    /// 2-thread time).
+    @Test func stagesGiveTheThreadModelItsInputs() throws {
+        var benchmark = DetectorBenchmark(quick: true)
+        benchmark.includeChessboards = false
+        benchmark.includePhone = false
+        benchmark.includeMJPEG = false
+        benchmark.onlySizes = [(640, 480)]
+        benchmark.repeatsOverride = 1
+        benchmark.threadCounts = [1, 2]
+        benchmark.stagesForEveryCase = true
+        let report = try benchmark.run(video: nil)
+        #expect(report.markerCases.count == 4)
+        for c in report.markerCases {
+            #expect(c.stages?.contains("contours") == true, "\(c.name)")
+            guard c.threads == 1 else { continue }
+            let stage = try #require(c.milliseconds["opencv candidate stage"])
+            let windows = (1...3).compactMap { c.milliseconds["opencv window \($0)"] }
+            #expect(windows.count == 3 && windows.allSatisfy { $0 > 0 } && windows.reduce(0, +) <= stage * 1.05, "\(c.name): \(windows) of \(stage)")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-model-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let json = folder.appendingPathComponent("bench.json")
+        try JSONFile.encode(report, snakeCase: false).write(to: json)
+        let process = Process(), output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        let package = Fixtures.root.deletingLastPathComponent().deletingLastPathComponent()
+        process.arguments = [package.appendingPathComponent("scripts/scaling-prediction").path, json.path]
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let staged = text.components(separatedBy: "Stage by stage").last ?? ""
+        for markers in ["0 markers", "10 markers"] { // the quick run's cases
+            let rows = staged.split(separator: "\n").filter { $0.hasPrefix("640x480, \(markers) ") }
+            #expect(rows.count == 2 && rows.last?.hasSuffix("x") == true, "\(markers): \(rows)")
+        }
+    }
+
     @Test func renderedCasesUseTheChosenDictionary() throws {
         var benchmark = DetectorBenchmark(quick: true)
         benchmark.includeChessboards = false

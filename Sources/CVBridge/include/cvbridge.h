@@ -61,6 +61,13 @@ typedef enum : int32_t {
 int32_t cvb_aruco_detect(const uint8_t *gray, int32_t width, int32_t height, int32_t stride,
                          int32_t dictionary_name, cvb_aruco_mode mode, cvb_marker *out, int32_t capacity);
 
+/* The first stage of OpenCV 4.6's detectMarkers with default parameters, on this thread: for each of its
+ * three threshold windows, adaptiveThreshold, findContours and the candidate filter (4 convex corners, far
+ * enough apart and from the image border). Returns the candidates found (before the merge of close ones)
+ * and, when window_ms is not NULL, each window's milliseconds in window_ms[0..2]. For bench's
+ * thread-scaling model: detectMarkers runs this stage as one job per window. */
+int32_t cvb_aruco_candidate_stage(const uint8_t *gray, int32_t width, int32_t height, int32_t stride, double *window_ms);
+
 /* OpenCV 4.6's ChArUco pipeline on a gray image: cv::aruco::detectMarkers (default parameters), then
  * interpolateCornersCharuco for the board CharucoBoard::create makes of these sizes (board units) and
  * dictionary. With `camera_matrix` NULL the corners come from local homographies of the markers; with a

@@ -255,6 +255,23 @@ public struct DetectorBenchmark {
                 try Bridge.check(status)
             }
         })
+        if stagesForEveryCase {
+            // OpenCV's first stage alone (its three threshold windows, which detectMarkers runs as one job
+            // each) and each window's share, for the thread-scaling model (scripts/scaling-prediction).
+            var windows: [[Double]] = [[], [], []], stage: [Double] = []
+            for _ in 0..<repeats {
+                var each = [Double](repeating: 0, count: 3)
+                stage.append(try time {
+                    let status = images[0].pixels.withUnsafeBufferPointer {
+                        cvb_aruco_candidate_stage($0.baseAddress, Int32(images[0].width), Int32(images[0].height), Int32(images[0].width), &each)
+                    }
+                    try Bridge.check(status)
+                })
+                for k in 0..<3 { windows[k].append(each[k]) }
+            }
+            milliseconds["opencv candidate stage"] = median(stage)
+            for k in 0..<3 { milliseconds["opencv window \(k + 1)"] = median(windows[k]) }
+        }
         var result = Case(name: name, width: images[0].width, height: images[0].height, markers: truths?.first?.count ?? 0,
                           milliseconds: milliseconds, recall: recall, recall20: recall20)
         if stagesForEveryCase {

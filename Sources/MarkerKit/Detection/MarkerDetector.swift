@@ -116,9 +116,9 @@ public struct MarkerDetector: Sendable {
     /// and candidates, the windows on the worker pool (each with its own buffers); their candidates pooled in
     /// window order, then near-duplicates merged: the same candidates as the passes one after another.
     /// With `seedLengths`, contours of those lengths also become the local search's seeds
-    /// (`workspace.seeds`). With `oneCore` the windows are traced on this thread only: the tracer's
-    /// buffers are per thread, and small crops handed to whichever thread is free made the helper's grow
-    /// now and then in a steady stream (1-8 allocations in 100 frames of `track` at 1080p).
+    /// (`workspace.seeds`). With `oneCore` the windows are traced on this thread only (together): small
+    /// crops handed to whichever thread was free made that thread's buffers grow now and then in a steady
+    /// stream (1-8 allocations in 100 frames of `track` at 1080p, when the tracer's buffers were per thread).
     private func findCandidates(in search: GrayImage, windows: [Int], limits: ClosedRange<Int>, seedLengths: ClosedRange<Int>? = nil,
                                 oneCore: Bool = false, workspace: DetectorWorkspace, timings: inout StageTimings?,
                                 into quads: inout [Quad]) throws {

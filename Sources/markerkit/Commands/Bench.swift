@@ -43,7 +43,7 @@ struct Bench: ParsableCommand {
     @Option(help: ArgumentHelp("A folder of real ChArUco photo sets with an expected.json (default: $MARKERKIT_CHARUCO_PHOTOS, or the development set when run in the repository; none: part skipped).", valueName: "dir")) var charucoPhotos: String?
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
     @Option(help: ArgumentHelp("Runs per frame, 1-1000 (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
-    @Flag(help: "Also print MarkerKit's time per detector stage for every marker case.") var stages = false
+    @Flag(help: "Also print MarkerKit's time per detector stage for every marker case, and time OpenCV's first stage (its three threshold windows) alone: with --threads 1,2 --json, scripts/scaling-prediction predicts both at more threads.") var stages = false
     @Option(help: ArgumentHelp("Thread counts for the rendered marker cases and the --jobs folder rows, each given to both MarkerKit's workers and OpenCV's (cv::setNumThreads): e.g. 1,2,all (all: the cores this process may use).", valueName: "list")) var threads = "all"
     @Option(help: ArgumentHelp("The real video to include (default: ArUco's test video if present).", valueName: "file")) var video: String?
     @OptionGroup var dictionaryOption: DictionaryOption
