@@ -49,6 +49,34 @@ import Testing
         }
     }
 
+    /// scripts/scaling-prediction on times no run gives (0, negative, not finite, a malformed stages line):
+    /// the case is left out with one line, no traceback (a 0 time divided by zero before).
+    @Test func theThreadModelLeavesOutTimesNoRunGives() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-model-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let package = Fixtures.root.deletingLastPathComponent().deletingLastPathComponent()
+        for bad in ["0", "-1", "1e999", "\"x\""] {
+            let milliseconds = "{\"markerkit\": \(bad), \"opencv\": 2, \"opencv candidate stage\": 1, \"opencv window 1\": 0, \"opencv window 2\": 0, \"opencv window 3\": 0}"
+            let cases = (1...2).map { n in
+                "{\"name\": \"640x480, 1 marker, \(n) thread\", \"threads\": \(n), \"width\": 640, \"height\": 480, \"markers\": 1, \"milliseconds\": \(milliseconds), \"stages\": \"garbage\"}"
+            }
+            let json = folder.appendingPathComponent("bench.json")
+            try Data("{\"markerCases\": [\(cases.joined(separator: ", "))]}".utf8).write(to: json)
+            let process = Process(), output = Pipe(), errors = Pipe()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [package.appendingPathComponent("scripts/scaling-prediction").path, json.path]
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0 && !messages.contains("Traceback"), "\(bad): \(messages)")
+            #expect(text.contains("left out"), "\(bad): \(text)")
+        }
+    }
+
     @Test func renderedCasesUseTheChosenDictionary() throws {
         var benchmark = DetectorBenchmark(quick: true)
         benchmark.includeChessboards = false
