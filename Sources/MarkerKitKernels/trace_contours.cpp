@@ -1,7 +1,8 @@
 // Contours of a binary image by border following (Suzuki and Abe, 1985), every border point kept, no
 // hierarchy: what OpenCV's contour scanner gives in RETR_LIST mode with CHAIN_APPROX_NONE, point for point
-// and in the same order, but with all memory kept per thread from frame to frame (cvFindContours
-// allocates its scanner, and bounding boxes of long contours, on every call). Without holes, hole
+// and in the same order, but with all memory kept in the caller's workspace (or the calling thread's)
+// from frame to frame (cvFindContours allocates its scanner, and bounding boxes of long contours, on
+// every call). Without holes, hole
 // borders are still followed (the scan needs their marks) but not recorded: the outer borders alone,
 // as the same scan with holes lists them.
 //

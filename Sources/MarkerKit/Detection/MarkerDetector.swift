@@ -135,8 +135,7 @@ public struct MarkerDetector: Sendable {
         // On one core the windows are traced together (their steps overlap: at 640x480 with 50 markers
         // 3.9 -> 3.1 ms a frame); on more, each window is a job of its own, handed to whichever worker is
         // free, which at 2 threads beat pairs traced together (docs/MEASUREMENTS.md, "Tracing together").
-        let workers = oneCore ? 1 : workspace.frameWorkers > 0 ? min(workspace.frameWorkers, WorkerPool.threads) : WorkerPool.threads
-        let groups = workers > 1 ? windows.count : 1
+        let groups = !oneCore && WorkerPool.workers(atMost: workspace.frameWorkers) > 1 ? windows.count : 1
         workspace.binaries.withUnsafeBufferPointer { binaries in
             let job = TracePasses(binaries: binaries.baseAddress!, width: search.width, height: search.height, windows: windows.count, groups: groups,
                                   minPoints: minPoints, maxPoints: maxPoints, seedLengths: seedLengths, parameters: p, passes: passes)

@@ -12,6 +12,9 @@ public enum WorkerPool {
     /// can be, so per-worker scratch is sized by it.
     public static var cores: Int { Int(mkk_parallel_cores()) }
 
+    /// How many workers a batch that asks for at most `maxWorkers` (0: no limit) gets now.
+    static func workers(atMost maxWorkers: Int) -> Int { maxWorkers > 0 ? min(maxWorkers, threads) : threads }
+
     /// Each of `jobs` frames detected at once gets this many workers (0 for one job: the whole pool), so
     /// that the frames together fill the pool and no more.
     static func share(jobs: Int) -> Int { jobs > 1 ? max(1, threads / jobs) : 0 }

@@ -54,7 +54,7 @@ public enum AdaptiveThreshold {
         try withUnsafeTemporaryAllocation(of: Int32.self, capacity: windows.count + 2) { memory in
             for (i, w) in windows.enumerated() { memory[i] = Int32(w) }
             let status = memory.baseAddress! + windows.count // one status per band
-            let threads = maxWorkers > 0 ? min(maxWorkers, WorkerPool.threads) : WorkerPool.threads
+            let threads = WorkerPool.workers(atMost: maxWorkers)
             let bands = min(Self.bands(width: image.width, height: image.height, threads: threads), workspaces?.count ?? Int.max)
             image.pixels.withUnsafeBufferPointer { gray in
                 binaries.withUnsafeMutableBufferPointer { out in
