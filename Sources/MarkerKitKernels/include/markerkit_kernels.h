@@ -155,6 +155,13 @@ int32_t mkk_parallel_set_threads(int32_t threads);
  * length, 0 when it does not fit. Allocation-free. */
 int32_t mkk_format_double(double value, char *out, int32_t capacity);
 
+/* One pass of the chessboard-corner model fit (XCornerFit, xcorner_fit.cpp) over `count` pixels (xs, ys,
+ * values) at the parameters q (x0 y0, the edges' normal angles, mean, contrast, blur sigma, the edges'
+ * curvatures, and with `skew` the blur's third cumulants along x and y: 9 or 11): the sum of squared
+ * residuals into *cost and, when `normal` is non-zero, JᵀJ (n x n, row-major) and Jᵀr. Allocation-free. */
+int32_t mkk_xcorner_pass(const double *xs, const double *ys, const double *values, int32_t count, const double *q,
+                         int32_t skew, int32_t normal, double *jtj, double *jtr, double *cost);
+
 #ifdef __cplusplus
 }
 #endif

@@ -232,17 +232,20 @@ public struct CharucoDetector: Sendable {
         }
         let guess = window.guess
         guard window.fill(&fit, image: image, centre: guess, axes: nil) else { return Trial(guess: guess, fit: nil, refusal: .window) }
-        guard var r = fit.fit(from: guess, edges: (window.du, window.dv), blur: 0.7) else {
+        guard var r = fit.fit(from: guess, edges: (window.du, window.dv), blur: 0.7, coarse: true) else {
             return Trial(guess: guess, fit: nil, refusal: fit.xs.count < 36 ? .window : .fit)
         }
         // Again about the corner found, along the edges found (the prediction can be off by a pixel or two
-        // where the lens bends the board most).
+        // where the lens bends the board most), from the coarse fit; where that window cannot be had, on the
+        // first window's pixels.
         let axes = window.boardAxes(fittedAngles: r.angles)
         var refitted = false
         if r.point.distance(to: guess) < Double(window.span), window.fill(&fit, image: image, centre: r.point, axes: axes),
-           let again = fit.fit(from: r.point, edges: axes, blur: r.blur) {
+           let again = fit.fit(again: r) {
             r = again
             refitted = true
+        } else if window.fill(&fit, image: image, centre: guess, axes: nil), let again = fit.fit(again: r) {
+            r = again
         }
         let refused = refusal(of: r, window: window, image: image)
         // The sigma of a corner found, from the pixels its fit used.

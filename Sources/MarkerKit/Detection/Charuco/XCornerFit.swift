@@ -1,4 +1,5 @@
 import Foundation
+import MarkerKitKernels
 
 /// Finds a chessboard corner (where two black and two white squares meet) in the image by fitting a
 /// model of it to the pixels around a guess: two straight edges through the corner point, blurred by a
@@ -39,6 +40,8 @@ struct XCornerFit {
     /// spread of a Gaussian of σ 0.29): below it the model can fit a sharp render's mixed pixels with an
     /// edge snapped between pixels.
     let minimumBlur = 0.3
+    /// The fit ends when a step moves the point less than this (px).
+    var tolerance = 1e-5
 
     /// Pixel coordinates and their gray values.
     var xs: [Double] = [], ys: [Double] = [], values: [Double] = []
@@ -56,27 +59,61 @@ struct XCornerFit {
     }
 
     /// Fits from a start point and the two edges' directions there (any length); nil when the solve
-    /// fails.
-    func fit(from start: Point2, edges: (Point2, Point2), blur: Double, iterations: Int = 30) -> Result? {
+    /// fails. Levenberg-Marquardt: each trial's cost and the normal equations at it come from one pass
+    /// over the pixels (`mkk_xcorner_pass`), which is all the fit's time.
+    ///
+    /// `coarse`: a start for `fit(again:)`, not a result: from the pixels of even column and even row only
+    /// (a quarter, where 64 or more are left) and ended once a step moves the point less than 0.01 px.
+    /// Every corner is fitted twice (the second time about the point found), and the first fit took as
+    /// many passes over its pixels as both the others; started from the coarse fit, the second ends at
+    /// the same corner.
+    func fit(from start: Point2, edges: (Point2, Point2), blur: Double, coarse: Bool = false, iterations: Int = 30) -> Result? {
         guard xs.count >= 36 else { return nil }
+        if coarse {
+            var quarter = XCornerFit()
+            quarter.modelsSkew = modelsSkew
+            quarter.tolerance = 0.01
+            for i in xs.indices where Int(xs[i]) & 1 == 0 && Int(ys[i]) & 1 == 0 {
+                quarter.xs.append(xs[i])
+                quarter.ys.append(ys[i])
+                quarter.values.append(values[i])
+            }
+            if quarter.xs.count >= 64 { return quarter.fit(from: start, edges: edges, blur: blur, iterations: iterations) }
+        }
         // Parameters: x0, y0, normal angle 1, normal angle 2, mean, contrast, sigma, curvature 1, curvature 2.
         // With modelsSkew, the blur's third cumulants along x and y.
         var q = [start.x, start.y, atan2(edges.0.x, -edges.0.y), atan2(edges.1.x, -edges.1.y), 0, 0, max(blur, 0.4), 0, 0, 0, 0]
-        // Mean and contrast for the start geometry: a linear least-squares fit.
-        var s1 = 0.0, sg = 0.0, sgg = 0.0, sv = 0.0, sgv = 0.0
-        for k in xs.indices {
-            let g = basis(k, q)
-            s1 += 1; sg += g; sgg += g * g; sv += values[k]; sgv += g * values[k]
-        }
+        let n = parameterCount
+        var jtj = [Double](repeating: 0, count: n * n), jtr = [Double](repeating: 0, count: n)
+        // Mean and contrast for the start geometry, a linear least-squares fit: with both at 0 the pass's
+        // normal equations hold its sums (rows 4 and 5: 1 and the model's basis; Jᵀr: the values).
+        guard pass(q, jtj: &jtj, jtr: &jtr) != nil else { return nil }
+        let (s1, sg, sgg, sv, sgv) = (jtj[4 * n + 4], jtj[4 * n + 5], jtj[5 * n + 5], jtr[4], jtr[5])
         let det = s1 * sgg - sg * sg
         guard abs(det) > 1e-9 else { return nil }
         q[4] = (sgg * sv - sg * sgv) / det
         q[5] = (s1 * sgv - sg * sv) / det
-        var cost = self.cost(q)
-        var lambda = 1e-3
+        return solve(from: q, iterations: iterations)
+    }
+
+    /// Fits again from a fit's whole result (the pixels held now may be another window about it): its
+    /// edges, curvatures, blur and tones are the start, so a few steps finish it.
+    func fit(again previous: Result, iterations: Int = 30) -> Result? {
+        guard xs.count >= 36 else { return nil }
+        let q = [previous.point.x, previous.point.y, previous.angles.0, previous.angles.1, previous.mean, previous.contrast,
+                 max(previous.blur, minimumBlur), previous.curvatures.0, previous.curvatures.1, previous.skews.0, previous.skews.1]
+        return solve(from: q, iterations: iterations)
+    }
+
+    /// Levenberg-Marquardt from `q`.
+    private func solve(from start: [Double], iterations: Int) -> Result? {
+        var q = start
         let n = parameterCount
+        var jtj = [Double](repeating: 0, count: n * n), jtr = [Double](repeating: 0, count: n)
+        guard var cost = pass(q, jtj: &jtj, jtr: &jtr) else { return nil }
+        var trialJtJ = jtj, trialJtr = jtr
+        var lambda = 1e-3
         for _ in 0..<iterations {
-            let (jtj, jtr) = normalEquations(q)
             var improved = false
             for _ in 0..<8 {
                 var damped = jtj
@@ -85,14 +122,17 @@ struct XCornerFit {
                 var trial = q
                 for a in 0..<n { trial[a] += step[a] }
                 trial[6] = max(minimumBlur, min(trial[6], 20))
-                let trialCost = self.cost(trial)
-                if trialCost < cost {
-                    let moved = abs(step[0]) + abs(step[1])
+                if let trialCost = pass(trial, jtj: &trialJtJ, jtr: &trialJtr), trialCost < cost {
+                    let moved = abs(step[0]) + abs(step[1]), gain = cost - trialCost
                     q = trial
                     cost = trialCost
+                    swap(&jtj, &trialJtJ)
+                    swap(&jtr, &trialJtr)
                     lambda = max(lambda / 10, 1e-9)
                     improved = true
-                    if moved < 1e-5 { return result(q, cost) }
+                    // Done when the point stands still, or when the cost no longer falls (parameters the
+                    // pixels hardly fix, a curvature or a skew, can drift on for many steps).
+                    if moved < tolerance || (gain <= 1e-9 * cost && moved < 100 * tolerance) { return result(q, cost) }
                     break
                 }
                 lambda *= 10
@@ -102,60 +142,18 @@ struct XCornerFit {
         return result(q, cost)
     }
 
-    /// JᵀJ (n x n, row-major) and Jᵀr of the model at `q`.
-    private func normalEquations(_ q: [Double]) -> (jtj: [Double], jtr: [Double]) {
-        let n = parameterCount
-        var jtj = [Double](repeating: 0, count: n * n), jtr = [Double](repeating: 0, count: n), row = [Double](repeating: 0, count: n)
-        let (c1, s1a, c2, s2a) = (cos(q[2]), sin(q[2]), cos(q[3]), sin(q[3]))
-        let sigma = q[6], k = 1 / (sigma * 2.squareRoot()), slope = (2 / Double.pi).squareRoot() / sigma
-        // Each edge's skewness (third cumulant along its normal over sigma³) and its derivatives.
-        let cube = sigma * sigma * sigma
-        let gamma1 = (c1 * c1 * c1 * q[9] + s1a * s1a * s1a * q[10]) / cube, gamma2 = (c2 * c2 * c2 * q[9] + s2a * s2a * s2a * q[10]) / cube
-        let gamma1Angle = 3 * c1 * s1a * (s1a * q[10] - c1 * q[9]) / cube, gamma2Angle = 3 * c2 * s2a * (s2a * q[10] - c2 * q[9]) / cube
-        for i in xs.indices {
-            let dx = xs[i] - q[0], dy = ys[i] - q[1]
-            // Along each edge (t) and across it (d), the edge bent by its curvature: d + kappa t^2.
-            let t1 = -s1a * dx + c1 * dy, t2 = -s2a * dx + c2 * dy
-            let d1 = c1 * dx + s1a * dy + q[7] * t1 * t1, d2 = c2 * dx + s2a * dy + q[8] * t2 * t2
-            var g1 = erf(d1 * k), g2 = erf(d2 * k)
-            var h1 = slope * exp(-d1 * d1 * k * k), h2 = slope * exp(-d2 * d2 * k * k)
-            // d E / d sigma at fixed d, and d E / d gamma (skew only).
-            var b1 = -h1 * d1 / sigma, b2 = -h2 * d2 / sigma, e1 = 0.0, e2 = 0.0
-            if modelsSkew {
-                // E = erf(z / sqrt 2) - gamma / 3 (z^2 - 1) phi(z), z = d / sigma, phi(z) = h sigma / 2.
-                let z1 = d1 / sigma, z2 = d2 / sigma, p1 = h1 * sigma / 2, p2 = h2 * sigma / 2
-                e1 = -(z1 * z1 - 1) * p1 / 3
-                e2 = -(z2 * z2 - 1) * p2 / 3
-                g1 += gamma1 * e1
-                g2 += gamma2 * e2
-                b1 += gamma1 / sigma * ((3 * z1 * z1 - z1 * z1 * z1 * z1) * p1 / 3 + (z1 * z1 - 1) * p1)
-                b2 += gamma2 / sigma * ((3 * z2 * z2 - z2 * z2 * z2 * z2) * p2 / 3 + (z2 * z2 - 1) * p2)
-                h1 -= gamma1 / (3 * sigma) * (3 * z1 - z1 * z1 * z1) * p1
-                h2 -= gamma2 / (3 * sigma) * (3 * z2 - z2 * z2 * z2) * p2
-            }
-            let c = q[5], a1 = h1 * g2, a2 = g1 * h2
-            let n1 = c1 * dx + s1a * dy, n2 = c2 * dx + s2a * dy
-            row[0] = c * (a1 * (-c1 + 2 * q[7] * t1 * s1a) + a2 * (-c2 + 2 * q[8] * t2 * s2a))
-            row[1] = c * (a1 * (-s1a - 2 * q[7] * t1 * c1) + a2 * (-s2a - 2 * q[8] * t2 * c2))
-            row[2] = c * a1 * (t1 - 2 * q[7] * t1 * n1) + c * e1 * g2 * gamma1Angle
-            row[3] = c * a2 * (t2 - 2 * q[8] * t2 * n2) + c * g1 * e2 * gamma2Angle
-            row[4] = 1
-            row[5] = g1 * g2
-            row[6] = c * (b1 * g2 + g1 * b2)
-            row[7] = c * a1 * t1 * t1
-            row[8] = c * a2 * t2 * t2
-            if modelsSkew {
-                row[9] = c * (e1 * g2 * c1 * c1 * c1 + g1 * e2 * c2 * c2 * c2) / cube
-                row[10] = c * (e1 * g2 * s1a * s1a * s1a + g1 * e2 * s2a * s2a * s2a) / cube
-            }
-            let r = values[i] - (q[4] + c * g1 * g2)
-            for a in 0..<n {
-                jtr[a] += row[a] * r
-                for b in a..<n { jtj[n * a + b] += row[a] * row[b] }
+    /// The cost at `q` and the normal equations there (JᵀJ n x n row-major, Jᵀr), in one pass over the
+    /// pixels; nil when not finite.
+    private func pass(_ q: [Double], jtj: inout [Double], jtr: inout [Double]) -> Double? {
+        var cost = 0.0
+        let status = xs.withUnsafeBufferPointer { x in
+            ys.withUnsafeBufferPointer { y in
+                values.withUnsafeBufferPointer { v in
+                    mkk_xcorner_pass(x.baseAddress, y.baseAddress, v.baseAddress, Int32(x.count), q, modelsSkew ? 1 : 0, 1, &jtj, &jtr, &cost)
+                }
             }
         }
-        for a in 0..<n { for b in 0..<a { jtj[n * a + b] = jtj[n * b + a] } }
-        return (jtj, jtr)
+        return status == 0 && cost.isFinite ? cost : nil
     }
 
     private func result(_ q: [Double], _ cost: Double) -> Result? {
@@ -171,7 +169,9 @@ struct XCornerFit {
     func sigma(of r: Result) -> Double? {
         let q = [r.point.x, r.point.y, r.angles.0, r.angles.1, r.mean, r.contrast, r.blur, r.curvatures.0, r.curvatures.1, r.skews.0, r.skews.1]
         let cost = r.rms * r.rms * Double(xs.count)
-        let n = parameterCount, jtj = normalEquations(q).jtj
+        let n = parameterCount
+        var jtj = [Double](repeating: 0, count: n * n), jtr = [Double](repeating: 0, count: n)
+        guard pass(q, jtj: &jtj, jtr: &jtr) != nil else { return nil }
         var unit = [Double](repeating: 0, count: n)
         unit[0] = 1
         guard let first = LinearSystem.solve(jtj, unit, size: n) else { return nil }
@@ -181,32 +181,5 @@ struct XCornerFit {
         let variance = cost / Double(max(1, xs.count - n)) * (first[0] + second[1]) / 2
         return variance > 0 && variance.isFinite ? variance.squareRoot() : nil
     }
-
-    @inline(__always)
-    private func basis(_ i: Int, _ q: [Double]) -> Double {
-        let dx = xs[i] - q[0], dy = ys[i] - q[1], k = 1 / (q[6] * 2.squareRoot())
-        let (c1, s1, c2, s2) = (cos(q[2]), sin(q[2]), cos(q[3]), sin(q[3]))
-        let t1 = -s1 * dx + c1 * dy, t2 = -s2 * dx + c2 * dy
-        let d1 = c1 * dx + s1 * dy + q[7] * t1 * t1, d2 = c2 * dx + s2 * dy + q[8] * t2 * t2
-        guard modelsSkew else { return erf(d1 * k) * erf(d2 * k) }
-        let cube = q[6] * q[6] * q[6]
-        return skewedEdge(d1 / q[6], gamma: (c1 * c1 * c1 * q[9] + s1 * s1 * s1 * q[10]) / cube)
-            * skewedEdge(d2 / q[6], gamma: (c2 * c2 * c2 * q[9] + s2 * s2 * s2 * q[10]) / cube)
-    }
-
-    /// An edge's profile at z sigmas from it under a blur of skewness gamma: erf(z / sqrt 2) less the
-    /// Edgeworth term gamma / 3 (z² - 1) phi(z).
-    @inline(__always)
-    private func skewedEdge(_ z: Double, gamma: Double) -> Double {
-        erf(z / 2.squareRoot()) - gamma / 3 * (z * z - 1) * exp(-z * z / 2) / (2 * Double.pi).squareRoot()
-    }
-
-    private func cost(_ q: [Double]) -> Double {
-        var sum = 0.0
-        for i in xs.indices {
-            let r = values[i] - (q[4] + q[5] * basis(i, q))
-            sum += r * r
-        }
-        return sum
-    }
 }
+

@@ -15,8 +15,13 @@ struct ChessboardCornerFit {
     /// than `maxShift` pixels keeps its place. (Chessboard corners are weighed alike in a solve, so no
     /// sigma is asked of the fit.)
     func refine(_ corners: [Point2], columns: Int, in image: GrayImage, maxShift: Double = 1) -> [Point2] {
+        zip(fitted(corners, columns: columns, in: image, maxShift: maxShift), corners).map { $0 ?? $1 }
+    }
+
+    /// The corners fitted, nil where the fit fails or moves more than `maxShift` pixels.
+    func fitted(_ corners: [Point2], columns: Int, in image: GrayImage, maxShift: Double = 1) -> [Point2?] {
         let rows = corners.count / columns
-        guard columns >= 2, rows >= 2, corners.count == columns * rows else { return corners }
+        guard columns >= 2, rows >= 2, corners.count == columns * rows else { return corners.map { _ in nil } }
         var fit = XCornerFit()
         fit.modelsSkew = modelsSkew
         return corners.indices.map { i in
@@ -34,13 +39,13 @@ struct ChessboardCornerFit {
             let dv = axis(r > 0 ? i - columns : nil, r + 1 < rows ? i + columns : nil)
             let start = corners[i]
             guard fill(&fit, image: image, centre: start, du: du, dv: dv),
-                  var found = fit.fit(from: start, edges: (du, dv), blur: 0.7) else { return start }
-            // Again about the point found.
-            if found.point.distance(to: start) <= maxShift, fill(&fit, image: image, centre: found.point, du: du, dv: dv),
-               let again = fit.fit(from: found.point, edges: (du, dv), blur: found.blur) {
-                found = again
-            }
-            return found.point.distance(to: start) <= maxShift ? found.point : start
+                  let coarse = fit.fit(from: start, edges: (du, dv), blur: 0.7, coarse: true) else { return nil }
+            // Again about the point found, from the coarse fit (XCornerFit.fit(from:coarse:)); where that
+            // window cannot be had, on the first one's pixels.
+            guard coarse.point.distance(to: start) <= maxShift, fill(&fit, image: image, centre: coarse.point, du: du, dv: dv)
+                    || fill(&fit, image: image, centre: start, du: du, dv: dv),
+                  let found = fit.fit(again: coarse), found.point.distance(to: start) <= maxShift else { return nil }
+            return found.point
         }
     }
 
