@@ -35,6 +35,8 @@ extern "C" int32_t cvb_find_chessboard(const uint8_t *gray, int32_t width, int32
         if (method == CVB_CHESSBOARD_SECTOR_BASED) {
             found = cv::findChessboardCornersSB(image, cv::Size(cols, rows), points,
                                                 cv::CALIB_CB_NORMALIZE_IMAGE | cv::CALIB_CB_ACCURACY);
+        } else if (method == CVB_CHESSBOARD_SECTOR_BASED_PLAIN) {
+            found = cv::findChessboardCornersSB(image, cv::Size(cols, rows), points, cv::CALIB_CB_NORMALIZE_IMAGE);
         } else if (method == CVB_CHESSBOARD_OPENCV_DEFAULT || method == CVB_CHESSBOARD_OPENCV_FAST_CHECK) {
             const int fast = method == CVB_CHESSBOARD_OPENCV_FAST_CHECK ? cv::CALIB_CB_FAST_CHECK : 0;
             found = cv::findChessboardCorners(image, cv::Size(cols, rows), points, defaults | fast);

@@ -98,6 +98,9 @@ typedef enum : int32_t {
     /* findChessboardCorners with no flags (one global threshold per dilation, no refinement): a quick
      * look on a reduced frame */
     CVB_CHESSBOARD_QUICK_LOOK = 5,
+    /* cv::findChessboardCornersSB with NORMALIZE_IMAGE alone (no ACCURACY: a few times quicker, and its
+     * corners are fitted again by the caller) */
+    CVB_CHESSBOARD_SECTOR_BASED_PLAIN = 6,
 } cvb_chessboard_method;
 
 /* Chessboard inner corners by `method`. `corners` receives 2 * cols * rows doubles in OpenCV's order.

@@ -102,6 +102,11 @@ public struct Calibrator: Sendable {
 
     func search(in image: GrayImage) -> Found {
         switch target {
+        case .checkerboard(let board) where detector == .classic && fitsCorners:
+            // OpenCV's finders in turn, each corner fitted (ChessboardFinder).
+            let finder = ChessboardFinder(innerColumns: board.innerColumns, innerRows: board.innerRows)
+            guard let found = (try? finder.find(in: image)) ?? nil else { return .nothing }
+            return .corners(found.corners, ids: Array(found.corners.indices))
         case .checkerboard(let board):
             let finder = ChessboardDetector(innerColumns: board.innerColumns, innerRows: board.innerRows, method: detector, halfWindow: halfWindow)
             guard let corners = (try? finder.detect(in: image)) ?? nil else { return .nothing }
@@ -266,6 +271,8 @@ public struct Calibrator: Sendable {
     /// How the corners were found, as the calibration file records it.
     var detectorSummary: String {
         switch target {
+        case .checkerboard where detector == .classic && fitsCorners:
+            return "findChessboardCorners (half size, then full size), else findChessboardCornersSB; each corner then fitted"
         case .checkerboard: return detector.summary + (fitsCorners ? ", each corner then fitted" : "")
         case .charuco: return "MarkerKit CharucoDetector (markers read, then each corner fitted)"
         }

@@ -1,5 +1,5 @@
 /// A checkerboard's corners and pose in a frame (`detect --board` and `track --board` with a checkerboard
-/// spec): the inner corners as `FastChessboardFinder` finds them (OpenCV's findChessboardCorners order, row
+/// spec): the inner corners as `ChessboardFinder` finds them in photos (`FastChessboardFinder` in live frames) (OpenCV's findChessboardCorners order, row
 /// by row), and with a calibration the board's pose from all of them, in OpenCV's calibration frame for a
 /// chessboard (origin at the first inner corner, x along its row, y down the columns, z into the print), in
 /// metres: both of IPPE's poses refined as for a ChArUco board. A board with as many squares across as
@@ -9,14 +9,18 @@
 public struct CheckerboardPose: Sendable {
     public let board: Checkerboard
     private let finder: FastChessboardFinder
+    /// Photos (`detect`): every search of `ChessboardFinder` and each corner fitted; nil: live frames
+    /// (`track`), `FastChessboardFinder` alone, which gives up early so as to keep up.
+    private let photoFinder: ChessboardFinder?
     /// The corners in the board's frame (metres), in the finder's order.
     private let points: [SIMD3<Double>]
     /// How long the board's axes are drawn (metres): three squares.
     public var axisLength: Double { 3 * board.square.millimetres / 1000 }
 
-    public init(board: Checkerboard) {
+    public init(board: Checkerboard, photos: Bool = false) {
         self.board = board
         finder = FastChessboardFinder(innerColumns: board.innerColumns, innerRows: board.innerRows)
+        photoFinder = photos ? ChessboardFinder(innerColumns: board.innerColumns, innerRows: board.innerRows) : nil
         let side = board.square.millimetres / 1000
         points = (0..<(board.innerColumns * board.innerRows)).map {
             SIMD3(Double($0 % board.innerColumns) * side, Double($0 / board.innerColumns) * side, 0)
@@ -25,6 +29,10 @@ public struct CheckerboardPose: Sendable {
 
     /// The inner corners found in `gray`, numbered in OpenCV's order; none when the whole board is not seen.
     public func corners(in gray: GrayImage) throws -> [CharucoDetection.Corner] {
+        if let photoFinder {
+            guard let found = try photoFinder.find(in: gray) else { return [] }
+            return found.corners.enumerated().map { CharucoDetection.Corner(id: $0.offset, point: $0.element) }
+        }
         guard let found = try finder.find(in: gray) else { return [] }
         return found.enumerated().map { CharucoDetection.Corner(id: $0.offset, point: $0.element) }
     }

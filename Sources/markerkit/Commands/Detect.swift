@@ -85,7 +85,7 @@ struct Detect: ParsableCommand {
         let detector = MarkerDetector(dictionary: try charuco?.dictionary ?? map?.markerDictionary() ?? dictionaryOption.dictionary)
         var job = DetectionJob(detector: detector, poseEstimator: estimator,
                                annotationDirectory: annotation?.url, collectTimings: timings)
-        (job.board, job.markerMap, job.checkerboard, job.smooth) = (charuco.map { CharucoDetector(board: $0) }, map.map { MarkerMapPose(map: $0) }, checkerboard.map { CheckerboardPose(board: $0) }, poseOptions.smooth)
+        (job.board, job.markerMap, job.checkerboard, job.smooth) = (charuco.map { CharucoDetector(board: $0) }, map.map { MarkerMapPose(map: $0) }, checkerboard.map { CheckerboardPose(board: $0, photos: true) }, poseOptions.smooth)
         var stream = try jsonl ? JSONLines(url: jsonURL) : nil
         var collected: [DetectionReport.FrameResult] = []
         var processed = 0, scaled = ScaledCalibrationNotes(estimator?.calibration)

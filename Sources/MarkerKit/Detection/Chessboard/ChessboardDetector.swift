@@ -81,7 +81,7 @@ public struct ChessboardDetector: Sendable {
         try find(in: image, columns: columns, rows: rows, bridgeMethod: CVB_CHESSBOARD_QUICK_LOOK, halfWindow: 0)
     }
 
-    private static func find(in image: GrayImage, columns: Int, rows: Int, bridgeMethod: cvb_chessboard_method, halfWindow: Int) throws -> [Point2]? {
+    static func find(in image: GrayImage, columns: Int, rows: Int, bridgeMethod: cvb_chessboard_method, halfWindow: Int) throws -> [Point2]? {
         var xy = [Double](repeating: 0, count: 2 * columns * rows)
         let found = image.pixels.withUnsafeBufferPointer { pixels in
             cvb_find_chessboard(pixels.baseAddress, Int32(image.width), Int32(image.height), Int32(image.width),

@@ -1,0 +1,91 @@
+import CVBridge
+import Foundation
+
+/// A chessboard's inner corners in a photo, found wherever OpenCV's finders find one and fitted with the
+/// blurred-corner model (`ChessboardCornerFit`), the whole per-photo job of `calibrate` and `detect --board`.
+///
+/// Three searches, each only when the one before found nothing:
+/// 1. `findChessboardCorners` (adaptive threshold, normalised, FAST_CHECK) on the photo halved by area
+///    averaging, where the photo is at least 1000 px wide: a quarter of the pixels, and a board with squares
+///    of 10 px or more is found as at full size. FAST_CHECK makes a board too small at half size cost
+///    little before step 2.
+/// 2. `findChessboardCorners` (adaptive threshold, normalised) on the photo itself, as OpenCV's samples call it.
+/// 3. `findChessboardCornersSB` (normalised): boards close to the image's border, which step 2 misses.
+///
+/// The corners found (OpenCV's own refinement, a 5x5 window, or SB's) start the model fit at full size;
+/// cornerSubPix is run only on corners whose fit fails (too close to the image's edge, squares too small).
+public struct ChessboardFinder: Sendable {
+    public enum Search: String, Sendable, Codable {
+        case halfSize = "half-size", fullSize = "full-size", sectorBased = "sector-based"
+    }
+
+    public struct Found: Sendable {
+        /// The inner corners row by row in OpenCV's order.
+        public let corners: [Point2]
+        /// The search that found the board.
+        public let search: Search
+        /// Seconds spent finding the board (every search tried) and fitting its corners.
+        public let findSeconds: Double, fitSeconds: Double
+    }
+
+    public let innerColumns: Int
+    public let innerRows: Int
+    /// Photos at least this wide are searched at half size first.
+    public var halfSizeFrom = 1000
+    /// Whether the corners are fitted with the model (false: cornerSubPix on all, as OpenCV's samples).
+    public var fitsCorners = true
+
+    public init(innerColumns: Int, innerRows: Int) {
+        self.innerColumns = innerColumns
+        self.innerRows = innerRows
+    }
+
+    /// The board's corners, or nil when no search finds it; the time taken either way through `spent`.
+    public func find(in image: GrayImage, spent: ((Double, Double) -> Void)? = nil) throws -> Found? {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var found: ([Point2], Search)?
+        if image.width >= halfSizeFrom, image.width % 2 == 0, image.height % 2 == 0 {
+            var half = GrayImage.empty
+            try GrayImage.resize(image, width: image.width / 2, height: image.height / 2, bilinear: false, into: &half)
+            if let corners = try ChessboardDetector.find(in: half, columns: innerColumns, rows: innerRows,
+                                                         bridgeMethod: CVB_CHESSBOARD_OPENCV_FAST_CHECK, halfWindow: 0) {
+                // Pixel centres at integers: scale about the pixel edges.
+                found = (corners.map { Point2(x: 2 * $0.x + 0.5, y: 2 * $0.y + 0.5) }, .halfSize)
+            }
+        }
+        if found == nil, let corners = try ChessboardDetector.find(in: image, columns: innerColumns, rows: innerRows,
+                                                                   bridgeMethod: CVB_CHESSBOARD_OPENCV_DEFAULT, halfWindow: 0) {
+            found = (corners, .fullSize)
+        }
+        if found == nil, let corners = try ChessboardDetector.find(in: image, columns: innerColumns, rows: innerRows,
+                                                                   bridgeMethod: CVB_CHESSBOARD_SECTOR_BASED_PLAIN, halfWindow: 0) {
+            found = (corners, .sectorBased)
+        }
+        let searched = clock.now
+        guard let (coarse, search) = found else {
+            spent?(Self.seconds(searched - start), 0)
+            return nil
+        }
+        let corners = try fit(coarse, in: image)
+        let fitted = clock.now
+        spent?(Self.seconds(searched - start), Self.seconds(fitted - searched))
+        return Found(corners: corners, search: search, findSeconds: Self.seconds(searched - start), fitSeconds: Self.seconds(fitted - searched))
+    }
+
+    /// The model fit from the coarse corners; cornerSubPix (window a fifth of the spacing) on those it
+    /// leaves where they were, and on all with `fitsCorners` false.
+    func fit(_ coarse: [Point2], in image: GrayImage) throws -> [Point2] {
+        let half = ChessboardDetector.halfWindow(for: coarse, columns: innerColumns)
+        guard fitsCorners else { return try ChessboardDetector.refine(coarse, in: image, halfWindow: half) }
+        var corners = ChessboardCornerFit().fitted(coarse, columns: innerColumns, in: image)
+        let unfitted = corners.indices.filter { corners[$0] == nil }
+        if !unfitted.isEmpty {
+            let refined = try ChessboardDetector.refine(unfitted.map { coarse[$0] }, in: image, halfWindow: half)
+            for (k, i) in unfitted.enumerated() { corners[i] = refined[k] }
+        }
+        return corners.map { $0! }
+    }
+
+    static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18 }
+}
