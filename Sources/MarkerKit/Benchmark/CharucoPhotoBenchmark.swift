@@ -74,7 +74,11 @@ public struct CharucoPhotoBenchmark {
         self.repeats = repeats
     }
 
+    /// One thread each (MarkerKit's workers and OpenCV's), as `calibrate --jobs N` gives each image one.
     public func run(progress: (String) -> Void = { _ in }) throws -> [Case] {
+        let setting = WorkerPool.threads
+        WorkerPool.setThreads(1)
+        defer { WorkerPool.setThreads(setting) }
         var cases: [Case] = []
         for name in photos.sets.keys.sorted() {
             let set = try photos.set(name)
@@ -109,7 +113,7 @@ public struct CharucoPhotoBenchmark {
     /// The cases as a table: corners and time per photo, with totals per set.
     public static func table(_ cases: [Case]) -> String {
         guard !cases.isEmpty else { return "" }
-        var lines = ["", "ChArUco board corners on real photos: corners found and median ms per photo (OpenCV 5.0: its CharucoDetector's count, from expected.json)",
+        var lines = ["", "ChArUco board corners on real photos: corners found and median ms per photo, one thread each (OpenCV 5.0: its CharucoDetector's count, from expected.json)",
                      "photo                                    size          markerkit          opencv 4.6      ratio    opencv 5.0"]
         func row(_ name: String, _ size: String, _ c: [String: Int], _ ms: [String: Double]) -> String {
             let mk = ms["markerkit"] ?? .nan, cv = ms["opencv"] ?? .nan

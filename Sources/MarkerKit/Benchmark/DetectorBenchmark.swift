@@ -44,6 +44,7 @@ public struct DetectorBenchmark {
         public var mjpegCases: [MJPEGCase] = []
         public var jobsCases: [JobsCase] = []
         public var charucoCases: [CharucoPhotoBenchmark.Case] = []
+        public var chessboardPhotoCases: [ChessboardPhotoBenchmark.Case] = []
 
         public var table: String {
             func f(_ v: Double?) -> String { v.map { String(format: "%8.2f", $0) } ?? "       -" }
@@ -78,7 +79,8 @@ public struct DetectorBenchmark {
                         + "  RMSE " + (c.cornerRMSE[name].map { String(format: "%.3f", $0) } ?? "-"))
                 }
             }
-            return (lines + DetectorBenchmark.mjpegTable(mjpegCases)).joined(separator: "\n") + CharucoPhotoBenchmark.table(charucoCases)
+            return (lines + DetectorBenchmark.mjpegTable(mjpegCases)).joined(separator: "\n") + ChessboardPhotoBenchmark.table(chessboardPhotoCases)
+                + CharucoPhotoBenchmark.table(charucoCases)
         }
     }
 

@@ -23,7 +23,11 @@ struct Bench: ParsableCommand {
         as its expected.json says) keep their own. Real ChArUco photos (a folder of sets with an \
         expected.json: --charuco-photos or $MARKERKIT_CHARUCO_PHOTOS; in the repository, its set): board \
         corners and time per photo against OpenCV 4.6's detectMarkers + interpolateCornersCharuco, with \
-        OpenCV 5.0's CharucoDetector count from the file. --threads runs the rendered marker cases once per \
+        OpenCV 5.0's CharucoDetector count from the file. Real chessboard photos (folders named chessboard-* \
+        with an expected.json, under --chessboard-photos or $MARKERKIT_CHESSBOARD_PHOTOS; in the repository, \
+        Tests/Fixtures), part of chessboards: what calibrate and detect --board do per photo (find + fit) \
+        against findChessboardCorners + cornerSubPix, boards found beside. The photo rows run one thread \
+        each. --threads runs the rendered marker cases once per \
         thread count, MarkerKit's workers and OpenCV's (cv::setNumThreads) given the same, with a folder row \
         each: 8 frames detected as detect --jobs N runs them, frames a second. Times come true only from an optimised build (make \
         install, or swift build -c release).
@@ -41,6 +45,7 @@ struct Bench: ParsableCommand {
     @Option(help: ArgumentHelp("Run only one part: \(Part.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "part")) var only: Part?
     @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: $MARKERKIT_REAL_PHOTOS, or the development set when run in the repository; none: part skipped).", valueName: "dir")) var photos: String?
     @Option(help: ArgumentHelp("A folder of real ChArUco photo sets with an expected.json (default: $MARKERKIT_CHARUCO_PHOTOS, or the development set when run in the repository; none: part skipped).", valueName: "dir")) var charucoPhotos: String?
+    @Option(help: ArgumentHelp("A folder holding chessboard-* photo folders, each with an expected.json (default: $MARKERKIT_CHESSBOARD_PHOTOS, or Tests/Fixtures when run in the repository; none: part skipped).", valueName: "dir")) var chessboardPhotos: String?
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
     @Option(help: ArgumentHelp("Runs per frame, 1-1000 (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
     @Flag(help: "Also print MarkerKit's time per detector stage for every marker case, and time OpenCV's first stage (its three threshold windows) alone: with --threads 1,2 --json, scripts/scaling-prediction predicts both at more threads.") var stages = false
@@ -68,6 +73,11 @@ struct Bench: ParsableCommand {
             ?? (FileManager.default.fileExists(atPath: defaultCharuco + "/expected.json") ? URL(fileURLWithPath: defaultCharuco) : nil)
         let charucoBench = try (only == nil || only == .charuco ? charucoFolder : nil)
             .map { CharucoPhotoBenchmark(photos: try CharucoPhotoSets(folder: $0), repeats: quick ? 1 : 3) }
+        let defaultChessboards = ProcessInfo.processInfo.environment["MARKERKIT_CHESSBOARD_PHOTOS"] ?? "Tests/Fixtures"
+        let chessboardFolder = chessboardPhotos.map { URL(fileURLWithPath: $0) }
+            ?? (FileManager.default.fileExists(atPath: defaultChessboards) ? URL(fileURLWithPath: defaultChessboards) : nil)
+        let chessboardBench = try (only == nil || only == .chessboards ? chessboardFolder : nil)
+            .map { ChessboardPhotoBenchmark(sets: try ChessboardPhotoSet.all(in: $0), repeats: quick ? 1 : 3) }
         var benchmark = DetectorBenchmark(quick: quick)
         benchmark.includeMarkers = only == nil || only == .markers
         benchmark.includeChessboards = only == nil || only == .chessboards
@@ -91,6 +101,7 @@ struct Bench: ParsableCommand {
         if only == nil || only == .photos, let photoBench {
             report.markerCases += try photoBench.run { status("bench: \($0)") }
         }
+        if let chessboardBench { report.chessboardPhotoCases = try chessboardBench.run { status("bench: \($0)") } }
         if let charucoBench { report.charucoCases = try charucoBench.run { status("bench: \($0)") } }
         endStatus()
         print(report.table)
