@@ -12,8 +12,7 @@ import Foundation
 /// 2. `findChessboardCorners` (adaptive threshold, normalised) on the photo itself, as OpenCV's samples call it.
 /// 3. `findChessboardCornersSB` (normalised): boards close to the image's border, which step 2 misses.
 ///
-/// The corners found (OpenCV's own refinement, a 5x5 window, or SB's) start the model fit at full size;
-/// cornerSubPix is run only on corners whose fit fails (too close to the image's edge, squares too small).
+/// The corners found are refined by cornerSubPix at full size and then fitted with the model.
 public struct ChessboardFinder: Sendable {
     public enum Search: String, Sendable, Codable {
         case halfSize = "half-size", fullSize = "full-size", sectorBased = "sector-based"
@@ -73,18 +72,15 @@ public struct ChessboardFinder: Sendable {
         return Found(corners: corners, search: search, findSeconds: Self.seconds(searched - start), fitSeconds: Self.seconds(fitted - searched))
     }
 
-    /// The model fit from the coarse corners; cornerSubPix (window a fifth of the spacing) on those it
-    /// leaves where they were, and on all with `fitsCorners` false.
+    /// cornerSubPix (window a fifth of the spacing) on the coarse corners, then the model fit from there,
+    /// as calibrate fitted before (a corner whose fit fails or moves more than a pixel keeps cornerSubPix's
+    /// point). Started from OpenCV's coarse corners instead, the fit moved some corners more than a pixel
+    /// and kept worse ones: OpenCV's 13 left samples calibrated to RMS 0.1664 px against 0.1632.
     func fit(_ coarse: [Point2], in image: GrayImage) throws -> [Point2] {
         let half = ChessboardDetector.halfWindow(for: coarse, columns: innerColumns)
-        guard fitsCorners else { return try ChessboardDetector.refine(coarse, in: image, halfWindow: half) }
-        var corners = ChessboardCornerFit().fitted(coarse, columns: innerColumns, in: image)
-        let unfitted = corners.indices.filter { corners[$0] == nil }
-        if !unfitted.isEmpty {
-            let refined = try ChessboardDetector.refine(unfitted.map { coarse[$0] }, in: image, halfWindow: half)
-            for (k, i) in unfitted.enumerated() { corners[i] = refined[k] }
-        }
-        return corners.map { $0! }
+        let refined = try ChessboardDetector.refine(coarse, in: image, halfWindow: half)
+        guard fitsCorners else { return refined }
+        return ChessboardCornerFit().refine(refined, columns: innerColumns, in: image)
     }
 
     static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18 }
