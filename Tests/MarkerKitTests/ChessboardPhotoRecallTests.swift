@@ -15,7 +15,7 @@ import Testing
         #expect(Self.sets.reduce(0) { $0 + $1.files.count } >= 100)
     }
 
-    @Test(arguments: sets.map(\.name))
+    @Test(arguments: ChessboardPhotoRecallTests.sets.map(\.name))
     func aBoardWhereverOpenCVFindsOne(set name: String) throws {
         let set = try #require(Self.sets.first { $0.name == name })
         let finder = ChessboardFinder(innerColumns: set.columns, innerRows: set.rows)

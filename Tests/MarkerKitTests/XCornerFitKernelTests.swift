@@ -61,7 +61,7 @@ import Testing
     }
 
     /// JᵀJ (n x n, row-major) and Jᵀr of the model at `q`.
-    private func normalEquations(_ q: [Double]) -> (jtj: [Double], jtr: [Double]) {
+    func normalEquations(_ q: [Double]) -> (jtj: [Double], jtr: [Double]) {
         let n = parameterCount
         var jtj = [Double](repeating: 0, count: n * n), jtr = [Double](repeating: 0, count: n), row = [Double](repeating: 0, count: n)
         let (c1, s1a, c2, s2a) = (cos(q[2]), sin(q[2]), cos(q[3]), sin(q[3]))
@@ -116,7 +116,7 @@ import Testing
         return (jtj, jtr)
     }
 
-    private func result(_ q: [Double], _ cost: Double) -> XCornerFit.Result? {
+    func result(_ q: [Double], _ cost: Double) -> XCornerFit.Result? {
         guard q.allSatisfy(\.isFinite) else { return nil }
         return XCornerFit.Result(point: Point2(x: q[0], y: q[1]), angles: (q[2], q[3]), mean: q[4], contrast: q[5], blur: q[6],
                       rms: (cost / Double(xs.count)).squareRoot(), curvatures: (q[7], q[8]), skews: (q[9], q[10]))
@@ -141,7 +141,7 @@ import Testing
     }
 
     @inline(__always)
-    private func basis(_ i: Int, _ q: [Double]) -> Double {
+    func basis(_ i: Int, _ q: [Double]) -> Double {
         let dx = xs[i] - q[0], dy = ys[i] - q[1], k = 1 / (q[6] * 2.squareRoot())
         let (c1, s1, c2, s2) = (cos(q[2]), sin(q[2]), cos(q[3]), sin(q[3]))
         let t1 = -s1 * dx + c1 * dy, t2 = -s2 * dx + c2 * dy
@@ -155,11 +155,11 @@ import Testing
     /// An edge's profile at z sigmas from it under a blur of skewness gamma: erf(z / sqrt 2) less the
     /// Edgeworth term gamma / 3 (z² - 1) phi(z).
     @inline(__always)
-    private func skewedEdge(_ z: Double, gamma: Double) -> Double {
+    func skewedEdge(_ z: Double, gamma: Double) -> Double {
         erf(z / 2.squareRoot()) - gamma / 3 * (z * z - 1) * exp(-z * z / 2) / (2 * Double.pi).squareRoot()
     }
 
-    private func cost(_ q: [Double]) -> Double {
+    func cost(_ q: [Double]) -> Double {
         var sum = 0.0
         for i in xs.indices {
             let r = values[i] - (q[4] + q[5] * basis(i, q))
@@ -205,7 +205,8 @@ import Testing
             var jtj = [Double](repeating: 0, count: n * n), jtr = [Double](repeating: 0, count: n), cost = 0.0
             // An odd count: the last vector of four is part padding.
             let count = xs.count - 1
-            #expect(mkk_xcorner_pass(xs, ys, values, Int32(count), q, skew ? 1 : 0, 1, &jtj, &jtr, &cost) == 0)
+            let status = mkk_xcorner_pass(xs, ys, values, Int32(count), q, skew ? 1 : 0, 1, &jtj, &jtr, &cost)
+            #expect(status == 0)
             var part = reference
             (part.xs, part.ys, part.values) = (Array(xs.prefix(count)), Array(ys.prefix(count)), Array(values.prefix(count)))
             let expected = part.normalEquations(q), expectedCost = part.cost(q)
