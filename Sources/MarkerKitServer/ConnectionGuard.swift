@@ -60,7 +60,10 @@ private func refuse(_ context: ChannelHandlerContext, status: String, message: S
     buffer.writeString("HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
                        + "X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n\r\n")
     buffer.writeBytes(body)
-    context.writeAndFlush(NIOAny(buffer)).whenComplete { _ in context.close(promise: nil) }
+    // The channel (Sendable), not the context, is what the completion may hold: it runs on the channel's
+    // event loop, where closing the channel closes this connection as the context would.
+    let channel = context.channel
+    context.writeAndFlush(NIOAny(buffer)).whenComplete { _ in channel.close(promise: nil) }
 }
 
 /// First in every connection's pipeline: a client over its share of connections gets 503 and is closed.

@@ -11,7 +11,8 @@ final class KeyReader {
         var raw = original
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
         tcsetattr(0, TCSANOW, &raw)
-        fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK)
+        // A failure leaves reads blocking: the assistant then waits for a key instead of polling.
+        _ = fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK)
     }
 
     func poll() -> Key? {
@@ -26,7 +27,7 @@ final class KeyReader {
 
     func restore() {
         tcsetattr(0, TCSANOW, &original)
-        fcntl(0, F_SETFL, fcntl(0, F_GETFL) & ~O_NONBLOCK)
+        _ = fcntl(0, F_SETFL, fcntl(0, F_GETFL) & ~O_NONBLOCK)
     }
 
     deinit { restore() }

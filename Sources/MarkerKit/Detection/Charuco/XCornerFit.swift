@@ -182,4 +182,3 @@ struct XCornerFit {
         return variance > 0 && variance.isFinite ? variance.squareRoot() : nil
     }
 }
-
