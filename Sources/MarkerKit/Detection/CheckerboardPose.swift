@@ -29,11 +29,24 @@ public struct CheckerboardPose: Sendable {
 
     /// The inner corners found in `gray`, numbered in OpenCV's order; none when the whole board is not seen.
     public func corners(in gray: GrayImage) throws -> [CharucoDetection.Corner] {
+        var none: StageTimings?
+        return try corners(in: gray, timings: &none)
+    }
+
+    /// As `corners(in:)`, with the time of the search ("board search") and, in photos, of the corner fit ("corner fit").
+    public func corners(in gray: GrayImage, timings: inout StageTimings?) throws -> [CharucoDetection.Corner] {
         if let photoFinder {
-            guard let found = try photoFinder.find(in: gray) else { return [] }
+            let found = try photoFinder.find(in: gray) { search, fit in
+                timings?.add("board search", seconds: search)
+                if fit > 0 { timings?.add("corner fit", seconds: fit) }
+            }
+            guard let found else { return [] }
             return found.corners.enumerated().map { CharucoDetection.Corner(id: $0.offset, point: $0.element) }
         }
-        guard let found = try finder.find(in: gray) else { return [] }
+        let start = ContinuousClock.now
+        let found = try finder.find(in: gray)
+        timings?.add("board search", ContinuousClock.now - start)
+        guard let found else { return [] }
         return found.enumerated().map { CharucoDetection.Corner(id: $0.offset, point: $0.element) }
     }
 

@@ -66,9 +66,11 @@ public struct MarkerFrameAnalyzer {
         if let board {
             // The corners are found in the sensor's picture, near the board's markers found there.
             let gray = turn == nil ? workspace.gray : try Grayscale.image(from: sensor)
+            let start = ContinuousClock.now
             boardCorners = board.detection(in: gray, markers: found).corners
+            timings?.add("board corners", ContinuousClock.now - start)
         } else if let checkerboard {
-            boardCorners = try checkerboard.corners(in: turn == nil ? workspace.gray : try Grayscale.image(from: sensor))
+            boardCorners = try checkerboard.corners(in: turn == nil ? workspace.gray : try Grayscale.image(from: sensor), timings: &timings)
         }
         let target = try poseEstimator.flatMap { try targetPose(calibration: $0.calibration, frame: sourced.index, boardCorners: boardCorners) }
         reported.removeAll(keepingCapacity: true)

@@ -8,7 +8,10 @@ public struct StageTimings: Sendable {
     public init() {}
 
     mutating func add(_ name: String, _ duration: Duration) {
-        let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+        add(name, seconds: Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18)
+    }
+
+    mutating func add(_ name: String, seconds: Double) {
         if let i = stages.firstIndex(where: { $0.name == name }) {
             stages[i].seconds += seconds
         } else {

@@ -40,7 +40,7 @@ public struct ChessboardFinder: Sendable {
     }
 
     /// The board's corners, or nil when no search finds it; the time taken either way through `spent`.
-    public func find(in image: GrayImage, spent: ((Double, Double) -> Void)? = nil) throws -> Found? {
+    public func find(in image: GrayImage, spent: (_ search: Double, _ fit: Double) -> Void = { _, _ in }) throws -> Found? {
         let clock = ContinuousClock()
         let start = clock.now
         var found: ([Point2], Search)?
@@ -63,12 +63,12 @@ public struct ChessboardFinder: Sendable {
         }
         let searched = clock.now
         guard let (coarse, search) = found else {
-            spent?(Self.seconds(searched - start), 0)
+            spent(Self.seconds(searched - start), 0)
             return nil
         }
         let corners = try fit(coarse, in: image)
         let fitted = clock.now
-        spent?(Self.seconds(searched - start), Self.seconds(fitted - searched))
+        spent(Self.seconds(searched - start), Self.seconds(fitted - searched))
         return Found(corners: corners, search: search, findSeconds: Self.seconds(searched - start), fitSeconds: Self.seconds(fitted - searched))
     }
 
