@@ -203,13 +203,18 @@ public struct Calibrator: Sendable {
     private func requireEnoughViews(_ views: [View]) throws {
         let found = views.filter { $0.status == .used }.count
         guard found > 0 else {
+            // What the first readable picture shows instead, when it shows something (BoardSpecHint).
+            let hint = views.lazy.compactMap { view -> String? in
+                guard case .noBoard = view.status, let image = try? GrayImage(contentsOf: URL(fileURLWithPath: view.file)) else { return nil }
+                return BoardSpecHint.line(for: self.target, in: image).map { "; \(view.file): \($0)" } ?? ""
+            }.first ?? ""
             if case .charuco(let board) = target {
                 let few = views.compactMap { if case .tooFewCorners(let n, _) = $0.status { return n } else { return nil } }
                 throw MarkerKitError.badInput(few.isEmpty
-                    ? "no image shows the \(board.squaresX)x\(board.squaresY) ChArUco board (\(board.dictionary.name) from ID \(board.firstID)): check the board spec's dictionary, first ID and squares"
+                    ? "no image shows the \(board.squaresX)x\(board.squaresY) ChArUco board (\(board.dictionary.name) from ID \(board.firstID)): check the board spec's dictionary, first ID and squares" + hint
                     : "no image shows 6 or more corners of the ChArUco board (at most \(few.max()!)): hold the board closer or take more of it in view")
             }
-            throw MarkerKitError.badInput("no image shows a \(target.innerColumns)x\(target.innerRows) board (a board is named by its inner corners: 9x6 for 10x7 squares)")
+            throw MarkerKitError.badInput("no image shows a \(target.innerColumns)x\(target.innerRows) board (a board is named by its inner corners: 9x6 for 10x7 squares)" + hint)
         }
         guard found >= 3 else {
             throw MarkerKitError.badInput("only \(found) image\(found == 1 ? " shows" : "s show") the board: calibration needs at least 3 views (10 or more, tilted in different directions, are better)")

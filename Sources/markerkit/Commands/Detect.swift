@@ -97,7 +97,8 @@ struct Detect: ParsableCommand {
                 let summary = try outcome.get()
                 processed += 1
                 if !jsonToStdout { print(Self.describe(summary)) }
-                if let hint = Self.dictionaryHint(for: item, summary, asked: detector.dictionary) {
+                let target = charuco.map(CalibrationTarget.charuco) ?? checkerboard.map(CalibrationTarget.checkerboard)
+                if let hint = target.map({ Self.boardHint(for: item, summary, target: $0) }) ?? Self.dictionaryHint(for: item, summary, asked: detector.dictionary) {
                     if jsonToStdout { FileHandle.standardError.write(Data((hint + "\n").utf8)) } else { print(hint) }
                 }
             } catch let error as MarkerKitError {

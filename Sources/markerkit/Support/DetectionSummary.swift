@@ -26,4 +26,10 @@ extension Detect {
         let readings = DictionaryHint.readings(forImageAt: url, besides: asked)
         return DictionaryHint.line(readings, asked: asked).map { "\($0); try --dictionary \(readings[0].dictionary.shortName)" }
     }
+
+    /// For an image where a board spec found no corner: what the image shows instead (BoardSpecHint).
+    static func boardHint(for item: InputCatalog.Item, _ summary: DetectionJob.Summary, target: CalibrationTarget) -> String? {
+        guard summary.boardCorners == 0, case .image(let url) = item, let image = try? GrayImage(contentsOf: url) else { return nil }
+        return BoardSpecHint.line(for: target, in: image)
+    }
 }
