@@ -103,7 +103,15 @@ public struct CaptureAssistant {
         guard force || !reached.isSubset(of: coveredImageCorners) || kept.allSatisfy({ parameters.distance(to: $0.parameters) > settings.minNovelty }) else {
             return .notNew
         }
-        kept.append(View(frame: sourced.frame, time: sourced.time, corners: corners, cornerIDs: ids, cornerSigmas: sigmas, parameters: parameters, sharpness: sharpness))
+        // The live uncertainty from the corners the stored calibration will use: calibrate refines each
+        // chessboard corner and fits it with the model (ChessboardFinder.fit), so a kept view's corners go
+        // the same way (once per kept view, not per frame). ChArUco corners are the detector's fits already.
+        var keptCorners = corners
+        if case .checkerboard(let board) = settings.target {
+            keptCorners = try ChessboardFinder(innerColumns: board.innerColumns, innerRows: board.innerRows).fit(corners, in: gray)
+        }
+        kept.append(View(frame: sourced.frame, time: sourced.time, corners: keptCorners, cornerIDs: ids, cornerSigmas: sigmas, parameters: parameters,
+                         sharpness: sharpness))
         coveredImageCorners.formUnion(reached)
         stillSince = nil // the next view needs its own still moment
         updateUncertainty(width: gray.width, height: gray.height)
