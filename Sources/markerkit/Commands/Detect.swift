@@ -97,8 +97,7 @@ struct Detect: ParsableCommand {
                 let summary = try outcome.get()
                 processed += 1
                 if !jsonToStdout { print(Self.describe(summary)) }
-                let target = charuco.map(CalibrationTarget.charuco) ?? checkerboard.map(CalibrationTarget.checkerboard)
-                if let hint = target.map({ Self.boardHint(for: item, summary, target: $0) }) ?? Self.dictionaryHint(for: item, summary, asked: detector.dictionary) {
+                if let hint = Self.hint(for: item, summary, board: charuco.map(CalibrationTarget.charuco) ?? checkerboard.map(CalibrationTarget.checkerboard), asked: detector.dictionary) {
                     if jsonToStdout { FileHandle.standardError.write(Data((hint + "\n").utf8)) } else { print(hint) }
                 }
             } catch let error as MarkerKitError {

@@ -27,6 +27,13 @@ extension Detect {
         return DictionaryHint.line(readings, asked: asked).map { "\($0); try --dictionary \(readings[0].dictionary.shortName)" }
     }
 
+    /// What an image that gave nothing shows instead: with a board spec, the board hint (never a
+    /// --dictionary hint: the spec names the dictionary); without, the dictionary hint.
+    static func hint(for item: InputCatalog.Item, _ summary: DetectionJob.Summary, board: CalibrationTarget?, asked: MarkerDictionary) -> String? {
+        guard let board else { return dictionaryHint(for: item, summary, asked: asked) }
+        return boardHint(for: item, summary, target: board)
+    }
+
     /// For an image where a board spec found no corner: what the image shows instead (BoardSpecHint).
     static func boardHint(for item: InputCatalog.Item, _ summary: DetectionJob.Summary, target: CalibrationTarget) -> String? {
         guard summary.boardCorners == 0, case .image(let url) = item, let image = try? GrayImage(contentsOf: url) else { return nil }

@@ -101,7 +101,7 @@ struct XCornerFit {
     func fit(again previous: Result, iterations: Int = 30) -> Result? {
         guard xs.count >= 36 else { return nil }
         let q = [previous.point.x, previous.point.y, previous.angles.0, previous.angles.1, previous.mean, previous.contrast,
-                 max(previous.blur, minimumBlur), previous.curvatures.0, previous.curvatures.1, previous.skews.0, previous.skews.1]
+                 max(previous.blur, minimumBlur), 0, 0, 0, 0]
         return solve(from: q, iterations: iterations)
     }
 

@@ -43,6 +43,6 @@ public enum BoardSpecHint {
         let range = ids.count == 1 ? "ID \(ids[0])" : "IDs \(ids.first!)-\(ids.last!)"
         return "\(own.count) markers of \(board.dictionary.name) read (\(range)\(outside.isEmpty ? "" : ", \(outside.count) outside the spec's"))"
             + ", but none lies where the spec's \(board.squaresX)x\(board.squaresY) board (IDs \(board.firstID)-\(last)) puts it: "
-            + "check its squares, first ID and layout (--legacy)"
+            + "check its squares, first ID and layout (legacy or current)"
     }
 }
