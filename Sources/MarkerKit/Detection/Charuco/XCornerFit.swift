@@ -96,8 +96,10 @@ struct XCornerFit {
         return solve(from: q, iterations: iterations)
     }
 
-    /// Fits again from a fit's whole result (the pixels held now may be another window about it): its
-    /// edges, curvatures, blur and tones are the start, so a few steps finish it.
+    /// Fits again from a fit's result (the pixels held now may be another window about it): its point,
+    /// edges, blur and tones are the start, so a few steps finish it. The curvatures and skews start at 0,
+    /// as a fit from scratch starts them: a coarse fit's, from a quarter of the pixels, carried over moved
+    /// OpenCV's sample calibration from RMS 0.1632 to 0.1667 px.
     func fit(again previous: Result, iterations: Int = 30) -> Result? {
         guard xs.count >= 36 else { return nil }
         let q = [previous.point.x, previous.point.y, previous.angles.0, previous.angles.1, previous.mean, previous.contrast,
