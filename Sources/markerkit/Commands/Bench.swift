@@ -76,8 +76,13 @@ struct Bench: ParsableCommand {
         let defaultChessboards = ProcessInfo.processInfo.environment["MARKERKIT_CHESSBOARD_PHOTOS"] ?? "Tests/Fixtures"
         let chessboardFolder = chessboardPhotos.map { URL(fileURLWithPath: $0) }
             ?? (FileManager.default.fileExists(atPath: defaultChessboards) ? URL(fileURLWithPath: defaultChessboards) : nil)
-        let chessboardBench = try (only == nil || only == .chessboards ? chessboardFolder : nil)
-            .map { ChessboardPhotoBenchmark(sets: try ChessboardPhotoSet.all(in: $0), repeats: quick ? 1 : 3) }
+        let chessboardBench = try (only == nil || only == .chessboards ? chessboardFolder : nil).map { folder in
+            let sets = try ChessboardPhotoSet.all(in: folder)
+            if sets.isEmpty, chessboardPhotos != nil {
+                throw MarkerKitError.missingInput("no chessboard-* folder with an expected.json in '\(folder.path)'")
+            }
+            return ChessboardPhotoBenchmark(sets: sets, repeats: quick ? 1 : 3)
+        }
         var benchmark = DetectorBenchmark(quick: quick)
         benchmark.includeMarkers = only == nil || only == .markers
         benchmark.includeChessboards = only == nil || only == .chessboards
