@@ -9,7 +9,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include "cvbridge_test_references.h"
 
-static_assert(CVB_IMWRITE_JPEG_QUALITY == cv::IMWRITE_JPEG_QUALITY && CVB_IMWRITE_WEBP_QUALITY == cv::IMWRITE_WEBP_QUALITY,
+static_assert(int(CVB_IMWRITE_JPEG_QUALITY) == int(cv::IMWRITE_JPEG_QUALITY) && int(CVB_IMWRITE_WEBP_QUALITY) == int(cv::IMWRITE_WEBP_QUALITY),
               "the header's parameter values are OpenCV's");
 
 extern "C" int32_t cvb_image_encode_samples(const void *samples, int32_t width, int32_t height, int32_t stride,
