@@ -162,6 +162,11 @@ int32_t mkk_format_double(double value, char *out, int32_t capacity);
 int32_t mkk_xcorner_pass(const double *xs, const double *ys, const double *values, int32_t count, const double *q,
                          int32_t skew, int32_t normal, double *jtj, double *jtr, double *cost);
 
+/* One Levenberg-Marquardt step of that fit: solves (JᵀJ + lambda diag(JᵀJ)) step = Jᵀr (n at most 11) by
+ * Cholesky; with `hold` set, parameter `hold - 1` is held (its step 0). BRIDGE_ERR_ARGUMENT when the damped
+ * matrix is not positive definite or the step is not finite. Allocation-free. */
+int32_t mkk_xcorner_step(const double *jtj, const double *jtr, int32_t n, double lambda, int32_t hold, double *step);
+
 #ifdef __cplusplus
 }
 #endif
