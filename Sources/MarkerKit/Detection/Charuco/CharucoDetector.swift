@@ -347,18 +347,36 @@ private struct CornerWindow {
             let det = a.x * b.y - a.y * b.x
             return abs(det) > 1e-12 ? (b.y / det, -b.x / det, -a.y / det, a.x / det) : nil
         }
-        for y in y0...y1 {
-            for x in x0...x1 {
-                let u: Double, v: Double
-                if let m = inverse {
-                    let dx = Double(x) - centre.x, dy = Double(y) - centre.y
-                    (u, v) = (m.0 * dx + m.1 * dy, m.2 * dx + m.3 * dy)
-                } else {
-                    let q = back.map(Point2(x: Double(x), y: Double(y)))
-                    (u, v) = (q.x - onBoard.x, q.y - onBoard.y)
+        // Board coordinates along a row: (a + b x, c + d x) / (e + f x) for the homography; for the axes,
+        // the same with e = 1, f = 0.
+        let h = back.h
+        let marks = (marked[0], marked[1], marked[2], marked[3])
+        image.pixels.withUnsafeBufferPointer { pixels in
+            fit.fill(capacity: (x1 - x0 + 1) * (y1 - y0 + 1)) { xs, ys, values in
+                var count = 0
+                for y in y0...y1 {
+                    let fy = Double(y)
+                    var a: Double, b: Double, c: Double, d: Double, e: Double, f: Double
+                    if let m = inverse {
+                        let dy = fy - centre.y
+                        (a, b, c, d, e, f) = (m.1 * dy - m.0 * centre.x, m.0, m.3 * dy - m.2 * centre.x, m.2, 1, 0)
+                    } else {
+                        (a, b, c, d, e, f) = (h[1] * fy + h[2], h[0], h[4] * fy + h[5], h[3], h[7] * fy + h[8], h[6])
+                    }
+                    if inverse == nil { (a, c) = (a - onBoard.x * e, c - onBoard.y * e); (b, d) = (b - onBoard.x * f, d - onBoard.y * f) }
+                    for x in x0...x1 {
+                        let fx = Double(x), w = e + f * fx
+                        let u = (a + b * fx) / w, v = (c + d * fx) / w
+                        guard abs(u) < reach, abs(v) < reach else { continue }
+                        let marker = u > 0 ? (v > 0 ? marks.3 : marks.1) : (v > 0 ? marks.2 : marks.0)
+                        guard !marker || min(abs(u), abs(v)) < clear else { continue }
+                        xs[count] = Double(x)
+                        ys[count] = Double(y)
+                        values[count] = Double(pixels[y * image.width + x])
+                        count += 1
+                    }
                 }
-                guard contains(u, v) else { continue }
-                fit.add(x: x, y: y, value: image.pixels[y * image.width + x])
+                return count
             }
         }
         return true

@@ -62,12 +62,39 @@ struct ChessboardCornerFit {
         let cx = Int(centre.x.rounded()), cy = Int(centre.y.rounded())
         guard cx - span >= 0, cy - span >= 0, cx + span < image.width, cy + span < image.height else { return false }
         let inverse = (dv.y / det, -dv.x / det, -du.y / det, du.x / det)
-        for y in (cy - span)...(cy + span) {
-            for x in (cx - span)...(cx + span) {
-                let dx = Double(x) - centre.x, dy = Double(y) - centre.y
-                let u = inverse.0 * dx + inverse.1 * dy, v = inverse.2 * dx + inverse.3 * dy
-                guard abs(u) < reach, abs(v) < reach else { continue }
-                fit.add(x: x, y: y, value: image.pixels[y * image.width + x])
+        let square = 2 * span + 1
+        image.pixels.withUnsafeBufferPointer { pixels in
+            fit.fill(capacity: square * square) { xs, ys, values in
+                var count = 0
+                for y in (cy - span)...(cy + span) {
+                    let dy = Double(y) - centre.y
+                    // The x where |u| and |v| stay below reach along this row (each linear in x), a pixel
+                    // wider for rounding; each pixel is still tested.
+                    var low = Double(cx - span), high = Double(cx + span)
+                    func clip(_ a: Double, _ b: Double) {
+                        guard abs(a) >= 1e-12 else {
+                            if abs(b) >= reach { (low, high) = (1, 0) }
+                            return
+                        }
+                        let e0 = (-reach - b) / a + centre.x, e1 = (reach - b) / a + centre.x
+                        low = max(low, min(e0, e1).rounded(.down))
+                        high = min(high, max(e0, e1).rounded(.up))
+                    }
+                    clip(inverse.0, inverse.1 * dy)
+                    clip(inverse.2, inverse.3 * dy)
+                    guard low <= high else { continue }
+                    let row = y * image.width
+                    for x in Int(low)...Int(high) {
+                        let dx = Double(x) - centre.x
+                        let u = inverse.0 * dx + inverse.1 * dy, v = inverse.2 * dx + inverse.3 * dy
+                        guard abs(u) < reach, abs(v) < reach else { continue }
+                        xs[count] = Double(x)
+                        ys[count] = Double(y)
+                        values[count] = Double(pixels[row + x])
+                        count += 1
+                    }
+                }
+                return count
             }
         }
         return fit.xs.count >= 36
