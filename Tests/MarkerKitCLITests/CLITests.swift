@@ -63,8 +63,8 @@ struct CLI {
             process.environment = process.environment?.merging(environment) { $1 }
             outFile = directory.appendingPathComponent(filePrefix + "stdout.txt")
             errFile = directory.appendingPathComponent(filePrefix + "stderr.txt")
-            FileManager.default.createFile(atPath: outFile.path, contents: nil)
-            FileManager.default.createFile(atPath: errFile.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
             process.standardOutput = try FileHandle(forWritingTo: outFile)
             process.standardError = try FileHandle(forWritingTo: errFile)
             try process.run()

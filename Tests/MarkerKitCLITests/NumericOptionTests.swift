@@ -293,8 +293,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let process = CLI.process(run.arguments, in: dir)
         let outFile = dir.appendingPathComponent(".stdout"), errFile = dir.appendingPathComponent(".stderr")
-        FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
         guard let out = try? FileHandle(forWritingTo: outFile), let err = try? FileHandle(forWritingTo: errFile) else { return failed("no output files") }
         process.standardOutput = out
         process.standardError = err
