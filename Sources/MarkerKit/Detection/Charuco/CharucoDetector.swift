@@ -338,10 +338,12 @@ private struct CornerWindow {
     /// The window's pixels into `fit`: those within `reach` of `centre` along both board axes, the axes
     /// those of the homography (`axes` nil) or of the edges found, (u, v) -> centre + u a + v b.
     func fill(_ fit: inout XCornerFit, image: GrayImage, centre: Point2, axes: (Point2, Point2)?) -> Bool {
-        fit.reset()
         let x0 = max(0, Int(centre.x.rounded()) - span), x1 = min(image.width - 1, Int(centre.x.rounded()) + span)
         let y0 = max(0, Int(centre.y.rounded()) - span), y1 = min(image.height - 1, Int(centre.y.rounded()) + span)
-        guard x0 <= x1, y0 <= y1 else { return false }
+        guard x0 <= x1, y0 <= y1 else {
+            fit.reset()
+            return false
+        }
         // With axes: board coordinates from the inverse of the affine map.
         let inverse: (Double, Double, Double, Double)? = axes.flatMap { a, b in
             let det = a.x * b.y - a.y * b.x
@@ -364,9 +366,24 @@ private struct CornerWindow {
                         (a, b, c, d, e, f) = (h[1] * fy + h[2], h[0], h[4] * fy + h[5], h[3], h[7] * fy + h[8], h[6])
                     }
                     if inverse == nil { (a, c) = (a - onBoard.x * e, c - onBoard.y * e); (b, d) = (b - onBoard.x * f, d - onBoard.y * f) }
-                    for x in x0...x1 {
-                        let fx = Double(x), w = e + f * fx
-                        let u = (a + b * fx) / w, v = (c + d * fx) / w
+                    // w kept positive (a homography's scale may be negative; its sign does not change
+                    // within a window), so that |u| < reach is two linear bounds on x, and so for v: the
+                    // row's range, a pixel wider for rounding; each pixel is still tested.
+                    if e + f * centre.x < 0 { (a, b, c, d, e, f) = (-a, -b, -c, -d, -e, -f) }
+                    var low = Double(x0), high = Double(x1)
+                    func below(_ p: Double, _ q: Double) { // p x < q
+                        if p > 1e-15 { high = min(high, (q / p).rounded(.up)) }
+                        else if p < -1e-15 { low = max(low, (q / p).rounded(.down)) }
+                        else if q <= 0 { (low, high) = (1, 0) }
+                    }
+                    below(b - reach * f, reach * e - a)
+                    below(-(b + reach * f), a + reach * e)
+                    below(d - reach * f, reach * e - c)
+                    below(-(d + reach * f), c + reach * e)
+                    guard low <= high else { continue }
+                    for x in Int(low)...Int(high) {
+                        let fx = Double(x), w = 1 / (e + f * fx)
+                        let u = (a + b * fx) * w, v = (c + d * fx) * w
                         guard abs(u) < reach, abs(v) < reach else { continue }
                         let marker = u > 0 ? (v > 0 ? marks.3 : marks.1) : (v > 0 ? marks.2 : marks.0)
                         guard !marker || min(abs(u), abs(v)) < clear else { continue }
