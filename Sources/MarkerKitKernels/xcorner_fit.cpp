@@ -7,11 +7,12 @@
 // fit's time: a window of up to 33x33 pixels, one pass per Levenberg-Marquardt trial, two fits per corner,
 // a hundred corners a photo. The Swift original called libm's erf and exp twice each per pixel and went
 // over the pixels twice per trial (the normal equations, then the trial's cost); here one pass gives the
-// cost and the normal equations together, four pixels at a time in vector registers (built for AVX2 with FMA and
-// for any x86-64, picked at run time as multiversion.hpp does), and erf comes from the same exp(-z²) the derivative needs:
-// Abramowitz & Stegun 7.1.26, erf(x) = 1 - t (a1 + t (a2 + ... )) exp(-x²), t = 1 / (1 + p x), whose
-// error is at most 1.5e-7 (0.00002 gray levels on a contrast of 100: nothing beside a camera's noise).
-// exp is a Cody-Waite reduction and a degree-11 polynomial (relative error below 1e-14).
+// cost and the normal equations together, eight pixels at a time as floats in vector registers (built for
+// AVX-512, for AVX2 with FMA and for any x86-64, picked at run time as multiversion.hpp does), and erf comes
+// from the same exp(-z²) the derivative needs: Abramowitz & Stegun 7.1.26, erf(x) = 1 - t (a1 + t (a2 + ...))
+// exp(-x²), t = 1 / (1 + p x), whose error is at most 1.5e-7 (0.00002 gray levels on a contrast of 100:
+// nothing beside a camera's noise). exp is a Cody-Waite reduction and a degree-7 polynomial (relative error
+// below 2e-8, a float's own).
 #include <algorithm>
 #include <cmath>
 #include <cstring>

@@ -62,13 +62,18 @@ struct XCornerFit {
     /// returning how many: a window written without an append per pixel, and without allocating once
     /// the arrays have grown to a window's size.
     mutating func fill(capacity: Int, _ write: (UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>, UnsafeMutablePointer<Double>) -> Int) {
-        xs.removeAll(keepingCapacity: true)
-        ys.removeAll(keepingCapacity: true)
-        values.removeAll(keepingCapacity: true)
-        guard capacity > 0 else { return }
-        xs.append(contentsOf: repeatElement(0, count: capacity))
-        ys.append(contentsOf: repeatElement(0, count: capacity))
-        values.append(contentsOf: repeatElement(0, count: capacity))
+        guard capacity > 0 else { return reset() }
+        // Room for `capacity` without clearing what is there (it is written over).
+        func size(_ array: inout [Double]) {
+            if array.count < capacity {
+                array.append(contentsOf: repeatElement(0, count: capacity - array.count))
+            } else if array.count > capacity {
+                array.removeLast(array.count - capacity)
+            }
+        }
+        size(&xs)
+        size(&ys)
+        size(&values)
         let count = xs.withUnsafeMutableBufferPointer { x in
             ys.withUnsafeMutableBufferPointer { y in
                 values.withUnsafeMutableBufferPointer { v in min(capacity, max(0, write(x.baseAddress!, y.baseAddress!, v.baseAddress!))) }
@@ -140,17 +145,24 @@ struct XCornerFit {
         let (c1, s1, c2, s2) = (cos(r.angles.0), sin(r.angles.0), cos(r.angles.1), sin(r.angles.1))
         // A little beyond the pass's own bound (3.5 blurs' √2), so that a pixel put last stays far as the fit moves.
         let far = 3.8 * (2.0).squareRoot() * max(r.blur, minimumBlur)
-        var end = xs.count
-        var i = 0
-        while i < end {
-            let dx = xs[i] - r.point.x, dy = ys[i] - r.point.y
-            if abs(c1 * dx + s1 * dy) > far && abs(c2 * dx + s2 * dy) > far {
-                end -= 1
-                xs.swapAt(i, end)
-                ys.swapAt(i, end)
-                values.swapAt(i, end)
-            } else {
-                i += 1
+        let (px, py) = (r.point.x, r.point.y)
+        xs.withUnsafeMutableBufferPointer { x in
+            ys.withUnsafeMutableBufferPointer { y in
+                values.withUnsafeMutableBufferPointer { v in
+                    var end = x.count
+                    var i = 0
+                    while i < end {
+                        let dx = x[i] - px, dy = y[i] - py
+                        if abs(c1 * dx + s1 * dy) > far && abs(c2 * dx + s2 * dy) > far {
+                            end -= 1
+                            x.swapAt(i, end)
+                            y.swapAt(i, end)
+                            v.swapAt(i, end)
+                        } else {
+                            i += 1
+                        }
+                    }
+                }
             }
         }
     }

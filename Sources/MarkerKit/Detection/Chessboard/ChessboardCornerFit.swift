@@ -52,7 +52,7 @@ struct ChessboardCornerFit {
     /// The pixels within the corner's four squares along the axes `du`, `dv` (one square each), short of
     /// the next corners by 1.5 pixels and at most `maxHalfWindow` pixels; false when too few or off the image.
     private func fill(_ fit: inout XCornerFit, image: GrayImage, centre: Point2, du: Point2, dv: Point2) -> Bool {
-        fit.reset()
+        // (On false the pixels held are left as they were; no caller fits them.)
         let det = du.x * dv.y - du.y * dv.x
         guard abs(det) > 1e-9 else { return false }
         let side = min(du.distance(to: Point2(x: 0, y: 0)), dv.distance(to: Point2(x: 0, y: 0)))
