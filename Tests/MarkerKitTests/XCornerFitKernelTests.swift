@@ -245,6 +245,29 @@ import Testing
         }
     }
 
+    /// A window row's range (`XCornerFit.rowRange`) holds every pixel whose board coordinates lie within
+    /// the reach, for affine rows and for projective ones with either sign of w.
+    @Test func rowRangeHoldsEveryPixelWithinReach() {
+        var rng = SeededRandom(seed: 13)
+        for _ in 0..<500 {
+            var (a, b, c, d) = (Double.random(in: -30...30, using: &rng), Double.random(in: -2...2, using: &rng),
+                                Double.random(in: -30...30, using: &rng), Double.random(in: -2...2, using: &rng))
+            var (e, f) = Bool.random(using: &rng) ? (1.0, 0.0) : (Double.random(in: 0.5...2, using: &rng), Double.random(in: -0.01...0.01, using: &rng))
+            if Bool.random(using: &rng) { (a, b, c, d, e, f) = (-a, -b, -c, -d, -e, -f) }
+            let reach = Double.random(in: 2...16, using: &rng)
+            if e < 0 { (a, b, c, d, e, f) = (-a, -b, -c, -d, -e, -f) } // w positive at the window's centre (x = 0), as the windows make it
+            let inside = (-40...40).filter { x in
+                let w = e + f * Double(x)
+                return abs((a + b * Double(x)) / w) < reach && abs((c + d * Double(x)) / w) < reach
+            }
+            let range = XCornerFit.rowRange(a, b, c, d, e, f, reach: reach, within: -40, 40)
+            if inside.isEmpty { continue }
+            #expect(range.map { inside.allSatisfy($0.contains) } == true, "a \(a) b \(b) c \(c) d \(d) e \(e) f \(f) reach \(reach)")
+            // And not much more: a pixel either side for rounding at most.
+            if let range { #expect(range.count <= inside.count + 2 + (inside.last! - inside.first! + 1 - inside.count)) }
+        }
+    }
+
     /// The damped step (`mkk_xcorner_step`, Cholesky without allocating) against LinearSystem's Gaussian
     /// elimination it replaced, with and without a parameter held.
     @Test func stepSolvesTheDampedNormalEquations() throws {

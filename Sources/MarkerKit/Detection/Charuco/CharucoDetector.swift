@@ -367,21 +367,10 @@ private struct CornerWindow {
                     }
                     if inverse == nil { (a, c) = (a - onBoard.x * e, c - onBoard.y * e); (b, d) = (b - onBoard.x * f, d - onBoard.y * f) }
                     // w kept positive (a homography's scale may be negative; its sign does not change
-                    // within a window), so that |u| < reach is two linear bounds on x, and so for v: the
-                    // row's range, a pixel wider for rounding; each pixel is still tested.
+                    // within a window), so that the row's range is bounds linear in x.
                     if e + f * centre.x < 0 { (a, b, c, d, e, f) = (-a, -b, -c, -d, -e, -f) }
-                    var low = Double(x0), high = Double(x1)
-                    func below(_ p: Double, _ q: Double) { // p x < q
-                        if p > 1e-15 { high = min(high, (q / p).rounded(.up)) }
-                        else if p < -1e-15 { low = max(low, (q / p).rounded(.down)) }
-                        else if q <= 0 { (low, high) = (1, 0) }
-                    }
-                    below(b - reach * f, reach * e - a)
-                    below(-(b + reach * f), a + reach * e)
-                    below(d - reach * f, reach * e - c)
-                    below(-(d + reach * f), c + reach * e)
-                    guard low <= high else { continue }
-                    for x in Int(low)...Int(high) {
+                    guard let range = XCornerFit.rowRange(a, b, c, d, e, f, reach: reach, within: x0, x1) else { continue }
+                    for x in range {
                         let fx = Double(x), w = 1 / (e + f * fx)
                         let u = (a + b * fx) * w, v = (c + d * fx) * w
                         guard abs(u) < reach, abs(v) < reach else { continue }

@@ -84,6 +84,29 @@ struct XCornerFit {
         values.removeLast(capacity - count)
     }
 
+    /// The pixels of a row a window may hold: the x in `low...high` where |(a + b x) / w| and |(c + d x) / w|
+    /// (a pixel's board coordinates about the corner, w = e + f x > 0 along the row; e = 1, f = 0 for an
+    /// affine map) both stay below `reach`, each bound linear in x; a pixel wider for rounding, so each
+    /// pixel is still to be tested. Nil when none.
+    static func rowRange(_ a: Double, _ b: Double, _ c: Double, _ d: Double, _ e: Double, _ f: Double, reach: Double,
+                         within low: Int, _ high: Int) -> ClosedRange<Int>? {
+        var low = Double(low), high = Double(high)
+        func below(_ p: Double, _ q: Double) { // p x < q
+            if p > 1e-15 {
+                high = min(high, (q / p).rounded(.up))
+            } else if p < -1e-15 {
+                low = max(low, (q / p).rounded(.down))
+            } else if q <= 0 {
+                (low, high) = (1, 0)
+            }
+        }
+        below(b - reach * f, reach * e - a)
+        below(-(b + reach * f), a + reach * e)
+        below(d - reach * f, reach * e - c)
+        below(-(d + reach * f), c + reach * e)
+        return low <= high ? Int(low)...Int(high) : nil
+    }
+
     /// Fits from a start point and the two edges' directions there (any length); nil when the solve
     /// fails. Levenberg-Marquardt: each trial's cost and the normal equations at it come from one pass
     /// over the pixels (`mkk_xcorner_pass`), which is all the fit's time.

@@ -68,23 +68,11 @@ struct ChessboardCornerFit {
                 var count = 0
                 for y in (cy - span)...(cy + span) {
                     let dy = Double(y) - centre.y
-                    // The x where |u| and |v| stay below reach along this row (each linear in x), a pixel
-                    // wider for rounding; each pixel is still tested.
-                    var low = Double(cx - span), high = Double(cx + span)
-                    func clip(_ a: Double, _ b: Double) {
-                        guard abs(a) >= 1e-12 else {
-                            if abs(b) >= reach { (low, high) = (1, 0) }
-                            return
-                        }
-                        let e0 = (-reach - b) / a + centre.x, e1 = (reach - b) / a + centre.x
-                        low = max(low, min(e0, e1).rounded(.down))
-                        high = min(high, max(e0, e1).rounded(.up))
-                    }
-                    clip(inverse.0, inverse.1 * dy)
-                    clip(inverse.2, inverse.3 * dy)
-                    guard low <= high else { continue }
+                    // u and v along the row, linear in x.
+                    guard let range = XCornerFit.rowRange(inverse.1 * dy - inverse.0 * centre.x, inverse.0, inverse.3 * dy - inverse.2 * centre.x,
+                                                          inverse.2, 1, 0, reach: reach, within: cx - span, cx + span) else { continue }
                     let row = y * image.width
-                    for x in Int(low)...Int(high) {
+                    for x in range {
                         let dx = Double(x) - centre.x
                         let u = inverse.0 * dx + inverse.1 * dy, v = inverse.2 * dx + inverse.3 * dy
                         guard abs(u) < reach, abs(v) < reach else { continue }
