@@ -59,7 +59,7 @@ public struct ChessboardPhotoBenchmark {
         /// 1 when the contender found the board (markerkit, opencv; opencv-any: any of OpenCV's finders in
         /// 4.6 or the newest, from expected.json).
         public let boards: [String: Int]
-        /// The search that found MarkerKit's board (`ChessboardFinder.Search`: global-threshold, half-size,
+        /// The search that found MarkerKit's board (`ChessboardFinder.Search`: x-corner-grid, global-threshold, half-size,
         /// full-size, sector-based), if any.
         public let search: String?
     }

@@ -167,6 +167,12 @@ int32_t mkk_xcorner_pass(const double *xs, const double *ys, const double *value
  * matrix is not positive definite or the step is not finite. Allocation-free. */
 int32_t mkk_xcorner_step(const double *jtj, const double *jtr, int32_t n, double lambda, int32_t hold, double *step);
 
+/* Chessboard corner candidates (chess_response.cpp): the local maxima of the ChESS response (ring radius 5,
+ * times five) at or above max(minimum, fraction * the image's largest response); the first `capacity` into
+ * xs, ys, responses, and how many there are into *count (more than capacity: call again with more room). */
+int32_t mkk_chess_candidates(const uint8_t *pixels, int32_t width, int32_t height, int32_t stride, double fraction,
+                             int32_t minimum, int32_t *xs, int32_t *ys, int32_t *responses, int32_t capacity, int32_t *count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -63,12 +63,18 @@ public struct ChessboardDetector: Sendable {
     /// cornerSubPix's half window for corners in OpenCV's order: a fifth of the shortest distance between
     /// neighbouring corners, so the window never reaches the next corner (2 to `largest` pixels).
     public static func halfWindow(for corners: [Point2], columns: Int, at largest: Int = 11) -> Int {
+        let shortest = shortestSpacing(corners, columns: columns)
+        return shortest.isFinite ? max(2, min(largest, Int((shortest / 5).rounded()))) : 2
+    }
+
+    /// The shortest distance between neighbouring corners in OpenCV's order (infinity for fewer than two).
+    static func shortestSpacing(_ corners: [Point2], columns: Int) -> Double {
         var shortest = Double.infinity
         for (i, p) in corners.enumerated() {
             if (i + 1) % columns != 0, i + 1 < corners.count { shortest = min(shortest, p.distance(to: corners[i + 1])) }
             if i + columns < corners.count { shortest = min(shortest, p.distance(to: corners[i + columns])) }
         }
-        return shortest.isFinite ? max(2, min(largest, Int((shortest / 5).rounded()))) : 2
+        return shortest
     }
 
     /// The inner corners row by row in OpenCV's order, or nil when the board is not found.
