@@ -103,12 +103,14 @@ public struct CaptureAssistant {
         guard force || !reached.isSubset(of: coveredImageCorners) || kept.allSatisfy({ parameters.distance(to: $0.parameters) > settings.minNovelty }) else {
             return .notNew
         }
-        // The live uncertainty from the corners the stored calibration will use: calibrate refines each
-        // chessboard corner and fits it with the model (ChessboardFinder.fit), so a kept view's corners go
-        // the same way (once per kept view, not per frame). ChArUco corners are the detector's fits already.
+        // The live uncertainty from the corners the stored calibration will use: calibrate finds the board
+        // in the kept frame again and fits its corners (ChessboardFinder.find), so a kept view's corners come
+        // from the same search (once per kept view, not per frame); where it finds none, the live corners
+        // are refined and fitted the same way. ChArUco corners are the detector's fits already.
         var keptCorners = corners
         if case .checkerboard(let board) = settings.target {
-            keptCorners = try ChessboardFinder(innerColumns: board.innerColumns, innerRows: board.innerRows).fit(corners, in: gray)
+            let finder = ChessboardFinder(innerColumns: board.innerColumns, innerRows: board.innerRows)
+            keptCorners = try finder.find(in: gray)?.corners ?? finder.fit(corners, in: gray)
         }
         kept.append(View(frame: sourced.frame, time: sourced.time, corners: keptCorners, cornerIDs: ids, cornerSigmas: sigmas, parameters: parameters,
                          sharpness: sharpness))
