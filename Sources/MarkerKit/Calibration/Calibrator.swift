@@ -277,7 +277,7 @@ public struct Calibrator: Sendable {
     var detectorSummary: String {
         switch target {
         case .checkerboard where detector == .classic && fitsCorners:
-            return "MarkerKit's x-corner grid, else findChessboardCorners (global threshold, then adaptive at half and full size), else findChessboardCornersSB; each corner then fitted"
+            return "the x-corner grid, else findChessboardCorners (global threshold, then adaptive at half and full size), else findChessboardCornersSB; each corner then fitted"
         case .checkerboard: return detector.summary + (fitsCorners ? ", each corner then fitted" : "")
         case .charuco: return "MarkerKit CharucoDetector (markers read, then each corner fitted)"
         }
