@@ -78,7 +78,8 @@ struct XCornerGridFinder {
         var grid: [GridPosition: Point2] = [GridPosition(0, 0): points[seed], GridPosition(1, 0): points[square.i],
                                             GridPosition(0, 1): points[square.j], GridPosition(1, 1): points[square.ij]]
         var used: Set<Int> = [seed, square.i, square.j, square.ij]
-        var queue = Array(grid.keys)
+        // (In a fixed order: a Dictionary's is seeded per process, and the grid grown must not depend on it.)
+        var queue = [GridPosition(0, 0), GridPosition(1, 0), GridPosition(0, 1), GridPosition(1, 1)]
         let limit = 2 * (columns + 2) * (rows + 2)
         while let at = queue.popLast() {
             for (di, dj) in Self.steps {
@@ -191,7 +192,7 @@ struct XCornerGridFinder {
     private func trimmed(_ grid: [GridPosition: Point2], _ index: PointIndex, _ responses: [Double], _ image: GrayImage) -> [GridPosition: Point2]? {
         func response(_ p: Point2?) -> Double { p.flatMap { index.nearest(to: $0, within: 0.5) }.map { responses[$0] } ?? 0 }
         func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        for (a, b) in Set([[columns, rows], [rows, columns]]).map({ ($0[0], $0[1]) }) {
+        for (a, b) in columns == rows ? [(columns, rows)] : [(columns, rows), (rows, columns)] {
             var kept = grid
             var strongestCut = 0.0
             while true {
