@@ -11,18 +11,30 @@ public struct Homography: Sendable, Equatable {
     public init?(from: [Point2], to: [Point2]) {
         guard from.count == to.count, from.count >= 4 else { return nil }
         func normalizer(_ p: [Point2]) -> (cx: Double, cy: Double, s: Double) {
-            let cx = p.map(\.x).reduce(0, +) / Double(p.count), cy = p.map(\.y).reduce(0, +) / Double(p.count)
-            let spread = p.map { (($0.x - cx) * ($0.x - cx) + ($0.y - cy) * ($0.y - cy)).squareRoot() }.reduce(0, +) / Double(p.count)
+            var sx = 0.0, sy = 0.0
+            for q in p { sx += q.x; sy += q.y }
+            let cx = sx / Double(p.count), cy = sy / Double(p.count)
+            var spread = 0.0
+            for q in p { spread += ((q.x - cx) * (q.x - cx) + (q.y - cy) * (q.y - cy)).squareRoot() }
+            spread /= Double(p.count)
             return (cx, cy, spread > 0 ? 2.squareRoot() / spread : 1)
         }
         let a = normalizer(from), b = normalizer(to)
         var normal = [Double](repeating: 0, count: 64), right = [Double](repeating: 0, count: 8)
-        for (p, q) in zip(from, to) {
-            let u = (p.x - a.cx) * a.s, v = (p.y - a.cy) * a.s, x = (q.x - b.cx) * b.s, y = (q.y - b.cy) * b.s
-            for (row, rhs) in [([u, v, 1, 0, 0, 0, -u * x, -v * x], x), ([0, 0, 0, u, v, 1, -u * y, -v * y], y)] {
-                for i in 0..<8 {
-                    right[i] += row[i] * rhs
-                    for j in 0..<8 { normal[8 * i + j] += row[i] * row[j] }
+        // Each pair's two rows held in SIMD values, not arrays: an array a row cost two allocations a point,
+        // and the ChArUco search fits over a thousand of these a photo.
+        normal.withUnsafeMutableBufferPointer { normal in
+            right.withUnsafeMutableBufferPointer { right in
+                for (p, q) in zip(from, to) {
+                    let u = (p.x - a.cx) * a.s, v = (p.y - a.cy) * a.s, x = (q.x - b.cx) * b.s, y = (q.y - b.cy) * b.s
+                    func add(_ row: SIMD8<Double>, _ rhs: Double) {
+                        for i in 0..<8 {
+                            right[i] += row[i] * rhs
+                            for j in 0..<8 { normal[8 * i + j] += row[i] * row[j] }
+                        }
+                    }
+                    add(SIMD8<Double>(u, v, 1, 0, 0, 0, -u * x, -v * x), x)
+                    add(SIMD8<Double>(0, 0, 0, u, v, 1, -u * y, -v * y), y)
                 }
             }
         }

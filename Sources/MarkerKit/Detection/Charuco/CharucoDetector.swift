@@ -76,17 +76,24 @@ public struct CharucoDetector: Sendable {
     func consistent(_ markers: [MarkerDetection]) -> [MarkerDetection] {
         let placed = board.markers
         func square(_ m: MarkerDetection) -> CharucoBoard.PlacedMarker { placed[m.id - board.firstID] }
-        return markers.filter { marker in
-            var agree = 0, disagree = 0
-            for other in markers where other.id != marker.id {
-                let a = square(marker), b = square(other)
+        // A pair agrees or not whichever of the two asks (the same eight points), so each is fitted once.
+        var agree = [Int](repeating: 0, count: markers.count), disagree = agree
+        for i in markers.indices {
+            for j in (i + 1)..<max(markers.count, i + 1) where markers[j].id != markers[i].id {
+                let a = square(markers[i]), b = square(markers[j])
                 guard abs(a.column - b.column) <= 2, abs(a.row - b.row) <= 2 else { continue }
-                let from = a.corners + b.corners, to = marker.corners + other.corners
+                let from = a.corners + b.corners, to = markers[i].corners + markers[j].corners
                 let error = Homography(from: from, to: to).map { h in zip(from, to).map { h.map($0).distance(to: $1) }.max() ?? .infinity } ?? .infinity
-                if error <= (marker.meanSide + other.meanSide) / 8 { agree += 1 } else { disagree += 1 }
+                if error <= (markers[i].meanSide + markers[j].meanSide) / 8 {
+                    agree[i] += 1
+                    agree[j] += 1
+                } else {
+                    disagree[i] += 1
+                    disagree[j] += 1
+                }
             }
-            return agree >= disagree
         }
+        return markers.indices.filter { agree[$0] >= disagree[$0] }.map { markers[$0] }
     }
 
     /// The board's corners found in `image` near `markers` (this board's, any detector's), by ID.
@@ -231,10 +238,17 @@ public struct CharucoDetector: Sendable {
         case .failure(let refusal): return Trial(guess: h.map(prediction.position(of: id)), fit: nil, refusal: refusal.reason)
         }
         let guess = window.guess
-        guard window.fill(&fit, image: image, centre: guess, axes: nil) else { return Trial(guess: guess, fit: nil, refusal: .window) }
-        guard var r = fit.fit(from: guess, edges: (window.du, window.dv), blur: 0.7, coarse: true) else {
-            return Trial(guess: guess, fit: nil, refusal: fit.xs.count < 36 ? .window : .fit)
+        // The coarse fit's pixels (even rows and columns) written alone where there are enough of them: the
+        // same pixels `fit(coarse:)` would pick from the whole window, for a quarter of the writing.
+        guard window.fill(&fit, image: image, centre: guess, axes: nil, every: 2) else { return Trial(guess: guess, fit: nil, refusal: .window) }
+        let start: XCornerFit.Result?
+        if fit.xs.count >= XCornerFit.coarsePixels {
+            start = fit.coarseFit(from: guess, edges: (window.du, window.dv), blur: 0.7)
+        } else {
+            _ = window.fill(&fit, image: image, centre: guess, axes: nil)
+            start = fit.fit(from: guess, edges: (window.du, window.dv), blur: 0.7, coarse: true)
         }
+        guard var r = start else { return Trial(guess: guess, fit: nil, refusal: fit.xs.count < 36 ? .window : .fit) }
         // Again about the corner found, along the edges found (the prediction can be off by a pixel or two
         // where the lens bends the board most), from the coarse fit; where that window cannot be had, on the
         // first window's pixels.
@@ -337,7 +351,8 @@ private struct CornerWindow {
 
     /// The window's pixels into `fit`: those within `reach` of `centre` along both board axes, the axes
     /// those of the homography (`axes` nil) or of the edges found, (u, v) -> centre + u a + v b.
-    func fill(_ fit: inout XCornerFit, image: GrayImage, centre: Point2, axes: (Point2, Point2)?) -> Bool {
+    /// `every`: only pixels whose x and y are both multiples of it.
+    func fill(_ fit: inout XCornerFit, image: GrayImage, centre: Point2, axes: (Point2, Point2)?, every: Int = 1) -> Bool {
         let x0 = max(0, Int(centre.x.rounded()) - span), x1 = min(image.width - 1, Int(centre.x.rounded()) + span)
         let y0 = max(0, Int(centre.y.rounded()) - span), y1 = min(image.height - 1, Int(centre.y.rounded()) + span)
         guard x0 <= x1, y0 <= y1 else {
@@ -356,7 +371,7 @@ private struct CornerWindow {
         image.pixels.withUnsafeBufferPointer { pixels in
             fit.fill(capacity: (x1 - x0 + 1) * (y1 - y0 + 1)) { xs, ys, values in
                 var count = 0
-                for y in y0...y1 {
+                for y in stride(from: (y0 + every - 1) / every * every, through: y1, by: every) {
                     let fy = Double(y)
                     var a: Double, b: Double, c: Double, d: Double, e: Double, f: Double
                     if let m = inverse {
@@ -370,7 +385,9 @@ private struct CornerWindow {
                     // within a window), so that the row's range is bounds linear in x.
                     if e + f * centre.x < 0 { (a, b, c, d, e, f) = (-a, -b, -c, -d, -e, -f) }
                     guard let range = XCornerFit.rowRange(a, b, c, d, e, f, reach: reach, within: x0, x1) else { continue }
-                    for x in range {
+                    let first = (range.lowerBound + every - 1) / every * every
+                    for k in 0..<max(0, (range.upperBound - first) / every + 1) {
+                        let x = first + k * every
                         let fx = Double(x), w = 1 / (e + f * fx)
                         let u = (a + b * fx) * w, v = (c + d * fx) * w
                         guard abs(u) < reach, abs(v) < reach else { continue }

@@ -7,15 +7,15 @@ struct CornerPrediction {
     let board: CharucoBoard
     /// Detected markers by their index on the board (ID - first ID).
     private var markers: [Int: MarkerDetection] = [:]
-    /// The board square each marker index sits in.
-    private let markerSquares: [(column: Int, row: Int)]
     /// Marker index by square, -1 for a black square.
     private let squareMarker: [Int]
+    /// Each marker's corners on the board (mm), by marker index (`board.markers` builds them all anew).
+    private let placedCorners: [[Point2]]
 
     init(board: CharucoBoard, markers detected: [MarkerDetection]) {
         self.board = board
         let placed = board.markers
-        markerSquares = placed.map { ($0.column, $0.row) }
+        placedCorners = placed.map(\.corners)
         var bySquare = [Int](repeating: -1, count: board.squaresX * board.squaresY)
         for (index, marker) in placed.enumerated() { bySquare[marker.row * board.squaresX + marker.column] = index }
         squareMarker = bySquare
@@ -39,7 +39,7 @@ struct CornerPrediction {
                 for x in (cx - reach)...(cx + 1 + reach) where x >= 0 && x < board.squaresX {
                     let index = squareMarker[y * board.squaresX + x]
                     guard index >= 0, let marker = markers[index] else { continue }
-                    from += board.markers[index].corners
+                    from += placedCorners[index]
                     to += marker.corners
                 }
             }

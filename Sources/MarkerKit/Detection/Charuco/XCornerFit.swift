@@ -122,8 +122,6 @@ struct XCornerFit {
         guard xs.count >= 36 else { return nil }
         if coarse {
             var quarter = XCornerFit()
-            quarter.modelsSkew = false
-            quarter.tolerance = 0.01
             quarter.xs.reserveCapacity(xs.count / 4 + 8)
             quarter.ys.reserveCapacity(xs.count / 4 + 8)
             quarter.values.reserveCapacity(xs.count / 4 + 8)
@@ -132,7 +130,7 @@ struct XCornerFit {
                 quarter.ys.append(ys[i])
                 quarter.values.append(values[i])
             }
-            if quarter.xs.count >= 64 { return quarter.fit(from: start, edges: edges, blur: blur, iterations: iterations) }
+            if quarter.xs.count >= Self.coarsePixels { return quarter.coarseFit(from: start, edges: edges, blur: blur, iterations: iterations) }
         }
         // Parameters: x0, y0, normal angle 1, normal angle 2, mean, contrast, sigma, curvature 1, curvature 2.
         // With modelsSkew, the blur's third cumulants along x and y.
@@ -148,6 +146,19 @@ struct XCornerFit {
         q[4] = (sgg * sv - sg * sgv) / det
         q[5] = (s1 * sgv - sg * sv) / det
         return solve(from: q, iterations: iterations)
+    }
+
+    /// The fewest pixels a coarse fit is run on: with fewer even ones, `fit(coarse:)` uses them all.
+    static let coarsePixels = 64
+
+    /// `fit(coarse: true)`'s fit on the pixels held, which the caller has already thinned (those of even
+    /// column and even row of a window): without the blur's skew, ended once a step moves the point less
+    /// than 0.01 px.
+    mutating func coarseFit(from start: Point2, edges: (Point2, Point2), blur: Double, iterations: Int = 30) -> Result? {
+        let (skew, settled) = (modelsSkew, tolerance)
+        (modelsSkew, tolerance) = (false, 0.01)
+        defer { (modelsSkew, tolerance) = (skew, settled) }
+        return fit(from: start, edges: edges, blur: blur, iterations: iterations)
     }
 
     /// Fits again from a fit's result (the pixels held now may be another window about it): its point,
