@@ -7,7 +7,33 @@
 struct cvb_storage {
     cv::FileStorage storage;
     std::string prefix; // put before every key written or read (a rig's cameras: camera_1_)
+    bool yaml = false;
 };
+
+namespace {
+// OpenCV's YAML writer puts an apostrophe in a double-quoted string as \', which is not YAML (PyYAML and
+// Yams refuse the file), though OpenCV reads it back. In YAML a double-quoted string takes an apostrophe as
+// it is, and so does OpenCV's reader. Every other character OpenCV writes (\" and \\; control characters
+// never reach it, cvb_storage_write_string makes them spaces) is YAML already. An escaped backslash before
+// an apostrophe (\\\') comes out right too: each escape is read as one unit.
+std::string yaml_strings(const std::string &text) {
+    std::string out;
+    out.reserve(text.size());
+    bool quoted = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quoted && c == '\\' && i + 1 < text.size()) {
+            if (text[i + 1] != '\'') out += c;
+            out += text[++i];
+            continue;
+        }
+        if (c == '"') quoted = !quoted;
+        if (c == '\n') quoted = false;
+        out += c;
+    }
+    return out;
+}
+} // namespace
 
 extern "C" int32_t cvb_storage_set_prefix(cvb_storage *s, const char *prefix) {
     if (s == nullptr || prefix == nullptr) return cvb::fail(BRIDGE_ERR_ARGUMENT, "FileStorage: bad argument");
@@ -19,6 +45,7 @@ extern "C" int32_t cvb_storage_open_write(cvb_storage_format format, cvb_storage
     return cvb::guarded("FileStorage", [&]() -> int32_t {
         if (out == nullptr || (format != CVB_STORAGE_YAML && format != CVB_STORAGE_XML)) return cvb::fail(BRIDGE_ERR_ARGUMENT, "FileStorage: bad argument");
         auto s = new cvb_storage();
+        s->yaml = format == CVB_STORAGE_YAML;
         const char *name = format == CVB_STORAGE_YAML ? ".yaml" : ".xml";
         if (!s->storage.open(name, cv::FileStorage::WRITE | cv::FileStorage::MEMORY)) {
             delete s;
@@ -61,7 +88,16 @@ extern "C" int32_t cvb_storage_write_real(cvb_storage *s, const char *key, doubl
 extern "C" int32_t cvb_storage_write_string(cvb_storage *s, const char *key, const char *value) {
     // cv::write, not operator<<: the latter takes a string starting with { [ } ] as the start or end of a
     // structure, and "}m" as a units string crashed OpenCV's writer (found by `make fuzz`).
-    return cvb::guarded("FileStorage write", [&]() -> int32_t { cv::write(s->storage, s->prefix + key, std::string(value)); return BRIDGE_OK; });
+    // Control characters but the tab are written as spaces: OpenCV writes them as \xNN escapes and reads
+    // those back as other bytes (\x7f came back as 0x07), and none belongs in a name or a summary.
+    return cvb::guarded("FileStorage write", [&]() -> int32_t {
+        std::string text(value);
+        for (char &c : text) {
+            if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) c = ' ';
+        }
+        cv::write(s->storage, s->prefix + key, text);
+        return BRIDGE_OK;
+    });
 }
 
 extern "C" int32_t cvb_storage_write_matrix(cvb_storage *s, const char *key, const double *values, int32_t rows,
@@ -79,7 +115,8 @@ extern "C" int32_t cvb_storage_write_comment(cvb_storage *s, const char *comment
 
 extern "C" int32_t cvb_storage_finish(cvb_storage *s, cvb_image *out) {
     return cvb::guarded("FileStorage write", [&]() -> int32_t {
-        const std::string text = s->storage.releaseAndGetString();
+        const std::string written = s->storage.releaseAndGetString();
+        const std::string text = s->yaml ? yaml_strings(written) : written;
         auto *data = static_cast<uint8_t *>(std::malloc(text.size() + 1));
         if (data == nullptr) return cvb::fail(BRIDGE_ERR_IO, "FileStorage: out of memory");
         std::memcpy(data, text.data(), text.size());

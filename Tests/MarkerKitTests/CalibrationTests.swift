@@ -141,6 +141,34 @@ import Yams
         }
     }
 
+    /// The free-text fields OpenCV's storage writes (detector, generator) hold any printable text and come
+    /// back as written, from a file any YAML reader takes: OpenCV wrote an apostrophe as \', which Yams and
+    /// PyYAML refuse (a detector summary with "MarkerKit's" once made every written calibration unreadable
+    /// to them). Control characters but the tab are written as spaces: OpenCV read its own \x7f back as 0x07.
+    @Test func freeTextFieldsRoundTripThroughYAMLReaders() throws {
+        var c = try Self.opencv5.get().calibration
+        var spaced = c
+        spaced.provenance?.detector = "bell\u{07}del\u{7f}end"
+        for format in [CalibrationFormat.opencvYAML, .opencvXML] {
+            #expect(try format.decode(format.encode(spaced), name: c.name).provenance?.detector == "bell del end", "\(format)")
+        }
+        let text = "MarkerKit's grid: \"x\" # y \\' z \\ tab\t [a], {b} & *c ! % @ ` | > ? - 'q' é ’"
+        c.provenance?.detector = text
+        c.provenance?.generator = "'" + text
+        for format in [CalibrationFormat.opencvYAML, .opencvXML] {
+            let data = try format.encode(c)
+            let back = try format.decode(data, name: c.name)
+            #expect(back.provenance?.detector == text && back.provenance?.generator == "'" + text, "\(format)")
+            #expect(back == c, "\(format) keeps everything")
+        }
+        let yaml = String(decoding: try CalibrationFormat.opencvYAML.encode(c), as: UTF8.self)
+        // OpenCV's header line is a directive YAML 1.2 readers take only with its version; the rest is YAML.
+        let body = yaml.split(separator: "\n", omittingEmptySubsequences: false).drop { !$0.hasPrefix("---") }.joined(separator: "\n")
+        let parsed = try #require(try Yams.load(yaml: body) as? [String: Any])
+        #expect(parsed["detector"] as? String == text, "\(String(describing: parsed["detector"]))")
+        #expect(parsed["generator"] as? String == "'" + text)
+    }
+
     @Test func openCVFilesAreReadByCvFileStorage() throws {
         let c = try Self.opencv5.get().calibration
         for xml in [false, true] {
