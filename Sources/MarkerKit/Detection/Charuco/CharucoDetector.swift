@@ -385,18 +385,27 @@ private struct CornerWindow {
                     // within a window), so that the row's range is bounds linear in x.
                     if e + f * centre.x < 0 { (a, b, c, d, e, f) = (-a, -b, -c, -d, -e, -f) }
                     guard let range = XCornerFit.rowRange(a, b, c, d, e, f, reach: reach, within: x0, x1) else { continue }
-                    let first = (range.lowerBound + every - 1) / every * every
-                    for k in 0..<max(0, (range.upperBound - first) / every + 1) {
-                        let x = first + k * every
-                        let fx = Double(x), w = 1 / (e + f * fx)
-                        let u = (a + b * fx) * w, v = (c + d * fx) * w
-                        guard abs(u) < reach, abs(v) < reach else { continue }
+                    let first = (range.lowerBound + every - 1) / every * every, row = y * image.width
+                    @inline(__always) func keep(_ x: Int, _ u: Double, _ v: Double) {
+                        guard abs(u) < reach, abs(v) < reach else { return }
                         let marker = u > 0 ? (v > 0 ? marks.3 : marks.1) : (v > 0 ? marks.2 : marks.0)
-                        guard !marker || min(abs(u), abs(v)) < clear else { continue }
+                        guard !marker || min(abs(u), abs(v)) < clear else { return }
                         xs[count] = Double(x)
-                        ys[count] = Double(y)
-                        values[count] = Double(pixels[y * image.width + x])
+                        ys[count] = fy
+                        values[count] = Double(pixels[row + x])
                         count += 1
+                    }
+                    // The fitted axes map pixels affinely (f = 0, e = 1): no division a pixel.
+                    if f == 0, e == 1 {
+                        for k in 0..<max(0, (range.upperBound - first) / every + 1) {
+                            let x = first + k * every, fx = Double(x)
+                            keep(x, a + b * fx, c + d * fx)
+                        }
+                    } else {
+                        for k in 0..<max(0, (range.upperBound - first) / every + 1) {
+                            let x = first + k * every, fx = Double(x), w = 1 / (e + f * fx)
+                            keep(x, (a + b * fx) * w, (c + d * fx) * w)
+                        }
                     }
                 }
                 return count
