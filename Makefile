@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 # The demo prints detector timings beside OpenCV's: only an optimised build gives true ones.
 BIN := .build/release/markerkit
 
-.PHONY: demo test build docs install uninstall bench bench-quick fuzz sanitize clean
+.PHONY: demo test build docs install uninstall bench bench-quick peers fuzz sanitize clean
 
 build:
 	scripts/install-deps
@@ -56,16 +56,23 @@ install:
 uninstall:
 	scripts/install --uninstall "$(DESTDIR)$(PREFIX)"
 
-# Speed against OpenCV in the same run (release build). `make bench-quick` finishes in about a minute.
+# Speed against OpenCV in the same run (release build): Debian's OpenCV 4.6, which markerkit links, and the
+# newest OpenCV from pip (`make peers`, in .build/peers; without PyPI the bench runs without it and says so).
+# `make bench-quick` finishes in a few minutes.
 bench:
 	scripts/install-deps
+	scripts/install-peers || echo "bench: the newest OpenCV could not be installed; timing against Debian's alone" >&2
 	$(SWIFT) build -c release
 	.build/release/markerkit bench --json bench.json
 
 bench-quick:
 	scripts/install-deps
+	scripts/install-peers || echo "bench: the newest OpenCV could not be installed; timing against Debian's alone" >&2
 	$(SWIFT) build -c release
 	.build/release/markerkit bench --quick
+
+peers:
+	scripts/install-peers
 
 # Every file parser under libFuzzer: FUZZ_RUNS executions (default 1000000) or FUZZ_SECONDS (300) each.
 fuzz:

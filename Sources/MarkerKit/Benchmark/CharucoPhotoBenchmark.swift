@@ -53,25 +53,32 @@ public struct CharucoPhotoSets: Sendable {
 }
 
 /// Real ChArUco photos in the bench: per photo, MarkerKit's board corners and time against OpenCV 4.6's
-/// ChArUco pipeline (detectMarkers, then interpolateCornersCharuco) in the same run, with OpenCV 5.0's
-/// `CharucoDetector` count from the folder's expected.json beside them (OpenCV 5 is not linked here).
+/// ChArUco pipeline (detectMarkers, then interpolateCornersCharuco) in the same run, and against the
+/// newest OpenCV's `CharucoDetector` where a Python with it is given (`peer`); without one, that
+/// detector's count from the folder's expected.json (OpenCV 5.0's when the set was made).
 public struct CharucoPhotoBenchmark {
     public struct Case: Codable, Sendable {
         public let name: String
         public let width: Int
         public let height: Int
-        /// Median milliseconds per photo, by contender (markerkit, opencv).
+        /// Median milliseconds per photo, by contender (markerkit, opencv, and peer when one ran).
         public let milliseconds: [String: Double]
-        /// Board corners found, by contender (markerkit, opencv, and opencv5 from expected.json).
+        /// Board corners found, by contender (markerkit, opencv, peer when one ran, and expected: the
+        /// newest OpenCV's count in expected.json).
         public let corners: [String: Int]
+        /// The peer's OpenCV version (`cv2.__version__`), when one ran.
+        public var peer: String? = nil
     }
 
     public let photos: CharucoPhotoSets
     public let repeats: Int
+    /// The newest OpenCV, as a Python has it, timed on the same photos.
+    public let peer: PythonOpenCVPeer?
 
-    public init(photos: CharucoPhotoSets, repeats: Int) {
+    public init(photos: CharucoPhotoSets, repeats: Int, peer: PythonOpenCVPeer? = nil) {
         self.photos = photos
         self.repeats = repeats
+        self.peer = peer
     }
 
     /// One thread each (MarkerKit's workers and OpenCV's), as `calibrate --jobs N` gives each image one.
@@ -85,14 +92,21 @@ public struct CharucoPhotoBenchmark {
             let board = try set.board()
             let ours = CharucoDetector(board: board)
             let theirs = try OpenCVCharucoDetector(board: board)
+            if let peer { progress("\(name): OpenCV \(peer.version) from \(peer.python.path)") }
+            let peerTimes = try peer?.charuco(set, in: photos.folder.appendingPathComponent(name), repeats: repeats)
             for file in set.files {
                 progress("\(name)/\(file)")
                 let image = try photos.gray(name, file)
                 let (oursMs, oursCorners) = try Self.median(repeats) { try ours.detect(in: image).corners.count }
                 let (theirsMs, theirsCorners) = try Self.median(repeats) { try theirs.detect(in: image).count }
-                cases.append(Case(name: "\(name)/\(file)", width: image.width, height: image.height,
-                                  milliseconds: ["markerkit": oursMs, "opencv": theirsMs],
-                                  corners: ["markerkit": oursCorners, "opencv": theirsCorners, "opencv5": set.images[file]!.cv2_corners]))
+                var ms = ["markerkit": oursMs, "opencv": theirsMs]
+                var corners = ["markerkit": oursCorners, "opencv": theirsCorners, "expected": set.images[file]!.cv2_corners]
+                if let timing = peerTimes?[file] {
+                    ms["peer"] = timing.milliseconds
+                    corners["peer"] = timing.corners
+                }
+                cases.append(Case(name: "\(name)/\(file)", width: image.width, height: image.height, milliseconds: ms, corners: corners,
+                                  peer: peer?.version))
             }
         }
         return cases
@@ -113,12 +127,17 @@ public struct CharucoPhotoBenchmark {
     /// The cases as a table: corners and time per photo, with totals per set.
     public static func table(_ cases: [Case]) -> String {
         guard !cases.isEmpty else { return "" }
-        var lines = ["", "ChArUco board corners on real photos: corners found and median ms per photo, one thread each (OpenCV 5.0: its CharucoDetector's count, from expected.json)",
-                     "photo                                    size          markerkit          opencv 4.6      ratio    opencv 5.0"]
+        let peer = cases.first?.peer
+        let last = peer.map { "     opencv \($0) (pip)      ratio" } ?? "    opencv 5.0"
+        var lines = ["", "ChArUco board corners on real photos: corners found and median ms per photo, one thread each (ratio: opencv's time over markerkit's)"
+                         + (peer == nil ? "; OpenCV 5.0: its CharucoDetector's count from expected.json (--peer-python to time the newest OpenCV)" : ""),
+                     "photo                                    size          markerkit          opencv 4.6      ratio" + last]
         func row(_ name: String, _ size: String, _ c: [String: Int], _ ms: [String: Double]) -> String {
             let mk = ms["markerkit"] ?? .nan, cv = ms["opencv"] ?? .nan
+            let tail = peer == nil ? String(format: "  %6d", c["expected"] ?? 0)
+                : String(format: "  %6d %8.1f ms  %6.2fx", c["peer"] ?? 0, ms["peer"] ?? .nan, (ms["peer"] ?? .nan) / mk)
             return name.padding(toLength: 41, withPad: " ", startingAt: 0) + size.padding(toLength: 10, withPad: " ", startingAt: 0)
-                + String(format: "%6d %8.1f ms %6d %8.1f ms  %6.2fx  %6d", c["markerkit"] ?? 0, mk, c["opencv"] ?? 0, cv, cv / mk, c["opencv5"] ?? 0)
+                + String(format: "%6d %8.1f ms %6d %8.1f ms  %6.2fx", c["markerkit"] ?? 0, mk, c["opencv"] ?? 0, cv, cv / mk) + tail
         }
         var order: [String] = []
         var totals: [String: (corners: [String: Int], ms: [String: Double], photos: Int)] = [:]

@@ -22,8 +22,9 @@ struct Bench: ParsableCommand {
         markers and what every detector reads; the video (DICT_ARUCO_ORIGINAL) and the real photos (each \
         as its expected.json says) keep their own. Real ChArUco photos (a folder of sets with an \
         expected.json: --charuco-photos or $MARKERKIT_CHARUCO_PHOTOS; in the repository, its set): board \
-        corners and time per photo against OpenCV 4.6's detectMarkers + interpolateCornersCharuco, with \
-        OpenCV 5.0's CharucoDetector count from the file. Real chessboard photos (folders named chessboard-* \
+        corners and time per photo against OpenCV 4.6's detectMarkers + interpolateCornersCharuco and, with \
+        --peer-python (or after `make peers`), the newest OpenCV's CharucoDetector as pip ships it, timed in \
+        the same run; without one, that detector's count from the file. Real chessboard photos (folders named chessboard-* \
         with an expected.json, under --chessboard-photos or $MARKERKIT_CHESSBOARD_PHOTOS; in the repository, \
         Tests/Fixtures), part of chessboards: what calibrate and detect --board do per photo (find + fit) \
         against findChessboardCorners + cornerSubPix, boards found beside. The photo rows run one thread \
@@ -46,6 +47,7 @@ struct Bench: ParsableCommand {
     @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: $MARKERKIT_REAL_PHOTOS, or the development set when run in the repository; none: part skipped).", valueName: "dir")) var photos: String?
     @Option(help: ArgumentHelp("A folder of real ChArUco photo sets with an expected.json (default: $MARKERKIT_CHARUCO_PHOTOS, or the development set when run in the repository; none: part skipped).", valueName: "dir")) var charucoPhotos: String?
     @Option(help: ArgumentHelp("A folder holding chessboard-* photo folders, each with an expected.json (default: $MARKERKIT_CHESSBOARD_PHOTOS, or Tests/Fixtures when run in the repository; none: part skipped).", valueName: "dir")) var chessboardPhotos: String?
+    @Option(help: ArgumentHelp("A Python whose cv2 is the OpenCV to time beside Debian's on the real ChArUco photos, e.g. the newest from pip (default: $MARKERKIT_PEER_PYTHON, or .build/peers/opencv/bin/python when `make peers` made it; none: its count from expected.json).", valueName: "python")) var peerPython: String?
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
     @Option(help: ArgumentHelp("Runs per frame, 1-1000 (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
     @Flag(help: "Also print MarkerKit's time per detector stage for every marker case, and time OpenCV's first stage (its three threshold windows) alone: with --threads 1,2 --json, scripts/scaling-prediction predicts both at more threads.") var stages = false
@@ -71,8 +73,11 @@ struct Bench: ParsableCommand {
         let defaultCharuco = ProcessInfo.processInfo.environment["MARKERKIT_CHARUCO_PHOTOS"] ?? "../shared/data/charuco-real"
         let charucoFolder = charucoPhotos.map { URL(fileURLWithPath: $0) }
             ?? (FileManager.default.fileExists(atPath: defaultCharuco + "/expected.json") ? URL(fileURLWithPath: defaultCharuco) : nil)
+        let peer = try (only == nil || only == .charuco ? PythonOpenCVPeer.interpreter(explicit: peerPython) : nil).map { python in
+            try naming("--peer-python: ") { try PythonOpenCVPeer(python: python) }
+        }
         let charucoBench = try (only == nil || only == .charuco ? charucoFolder : nil)
-            .map { CharucoPhotoBenchmark(photos: try CharucoPhotoSets(folder: $0), repeats: quick ? 1 : 3) }
+            .map { CharucoPhotoBenchmark(photos: try CharucoPhotoSets(folder: $0), repeats: quick ? 1 : 3, peer: peer) }
         let defaultChessboards = ProcessInfo.processInfo.environment["MARKERKIT_CHESSBOARD_PHOTOS"] ?? "Tests/Fixtures"
         let chessboardFolder = chessboardPhotos.map { URL(fileURLWithPath: $0) }
             ?? (FileManager.default.fileExists(atPath: defaultChessboards) ? URL(fileURLWithPath: defaultChessboards) : nil)

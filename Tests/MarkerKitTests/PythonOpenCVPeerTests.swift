@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+@testable import MarkerKit
+
+/// The bench's peer: OpenCV as a Python has it, timed in the same run. Here the Python is Debian's (its
+/// cv2 is the OpenCV 4.6 markerkit links), so its ChArUco counts must be the linked pipeline's on the same
+/// photos; `make peers` puts the newest OpenCV from pip behind the same protocol.
+struct PythonOpenCVPeerTests {
+    static let python = URL(fileURLWithPath: "/usr/bin/python3")
+
+    @Test func countsEqualTheLinkedOpenCVsOnRealPhotos() throws {
+        let peer = try PythonOpenCVPeer(python: Self.python)
+        #expect(peer.version.hasPrefix("4.6"), "\(peer.version)")
+        let photos = try CharucoRealPhotos.photos()
+        for name in photos.sets.keys.sorted() {
+            let set = try photos.set(name)
+            let linked = try OpenCVCharucoDetector(board: set.board())
+            let timings = try peer.charuco(set, in: photos.folder.appendingPathComponent(name), repeats: 1)
+            #expect(timings.count == set.files.count)
+            var same = 0
+            for file in set.files {
+                let ours = try linked.detect(in: photos.gray(name, file)).count
+                let theirs = try #require(timings[file])
+                #expect(theirs.milliseconds > 0 && theirs.milliseconds < 10_000)
+                // Each side decodes the JPEG itself (cv2.imread's grayscale against markerkit's): a marker on
+                // the edge of being read can go either way, so a count may differ by a few corners.
+                #expect(abs(theirs.corners - ours) <= 4, "\(name)/\(file): peer \(theirs.corners), linked \(ours)")
+                if theirs.corners == ours { same += 1 }
+            }
+            print("measured: \(name): peer (OpenCV \(peer.version)) and the linked OpenCV give the same count on \(same) of \(set.files.count) photos")
+            #expect(same * 4 >= set.files.count * 3)
+        }
+    }
+
+    @Test func aProgramThatIsNotThePeerIsOneClearError() throws {
+        for (path, words) in [("/bin/false", "failed"), ("/nonexistent/python", "cannot run")] {
+            do {
+                _ = try PythonOpenCVPeer(python: URL(fileURLWithPath: path))
+                Issue.record("\(path) was taken as a peer")
+            } catch let error as MarkerKitError {
+                let message = "\(error)"
+                #expect(message.contains(words) && message.contains(path) && !message.contains("\n"), "\(message)")
+            }
+        }
+    }
+
+    @Test func theInterpreterComesFromTheFlagThenTheEnvironment() {
+        #expect(PythonOpenCVPeer.interpreter(explicit: "/x/python", environment: ["MARKERKIT_PEER_PYTHON": "/y/python"])?.path == "/x/python")
+        #expect(PythonOpenCVPeer.interpreter(explicit: nil, environment: ["MARKERKIT_PEER_PYTHON": "/y/python"])?.path == "/y/python")
+    }
+}
