@@ -26,24 +26,79 @@ struct XCornerGridFinder {
         var response: Int32
     }
 
+    /// What the search saw: the board, or none; with none, whether a grid it grew shows a board cut by the
+    /// image's edge (`cutByTheEdge(_:_:)`: part of a board, which no finder can return whole).
+    enum Outcome {
+        case board([Point2])
+        case none(cutByTheEdge: Bool)
+    }
+
     func find(in image: GrayImage) throws -> [Point2]? {
-        guard columns >= 3, rows >= 3 else { return nil }
+        if case .board(let corners) = try search(in: image) { return corners }
+        return nil
+    }
+
+    func search(in image: GrayImage) throws -> Outcome {
+        guard columns >= 3, rows >= 3 else { return .none(cutByTheEdge: false) }
         let candidates = try Self.candidates(in: image, fraction: fraction, most: 12 * columns * rows)
-        guard candidates.count >= columns * rows else { return nil }
+        guard candidates.count >= columns * rows / 2 else { return .none(cutByTheEdge: false) }
         var index = PointIndex(cell: 8)
         for c in candidates { index.insert(c.point) }
         let responses = candidates.map { Double($0.response) }
+        var cut = false
         for seed in candidates.indices.prefix(seeds) {
-            guard let grid = grow(from: seed, index, image), let ordered = order(grid, index, responses, image) else { continue }
+            guard let grid = grow(from: seed, index, image) else { continue }
+            guard candidates.count >= columns * rows, let ordered = order(grid, index, responses, image) else {
+                cut = cut || cutByTheEdge(grid, image)
+                continue
+            }
             // The response's peak can sit a few pixels from a slanted corner: cornerSubPix with a window a
             // quarter of the spacing (as OpenCV's finder ends with a small one). A corner it leaves where it
             // was (it went back: the move was larger than its window) sends the board to OpenCV.
             let half = max(2, min(6, Int((ChessboardDetector.shortestSpacing(ordered, columns: columns) / 4).rounded(.down))))
             let refined = try ChessboardDetector.refine(ordered, in: image, halfWindow: half, maxIterations: 15, epsilon: 0.05)
             guard zip(refined, ordered).allSatisfy({ $0 != $1 }) else { continue }
-            return refined
+            return .board(refined)
         }
-        return nil
+        return .none(cutByTheEdge: cut)
+    }
+
+    /// Whether a grown grid of half the pattern's corners or more shows a board cut by the image's edge: every
+    /// way of laying the pattern over the grid (either orientation, at every offset that covers the grid's
+    /// extent, or lies within it where the grid is longer) holds a corner known to be off the image, one the
+    /// grid lacks whose place, carried from the two corners before it on a line, is outside the image. No
+    /// finder returns a board with a corner off the image.
+    private func cutByTheEdge(_ grid: [GridPosition: Point2], _ image: GrayImage) -> Bool {
+        guard 2 * grid.count >= columns * rows, let i0 = grid.keys.map(\.i).min(), let i1 = grid.keys.map(\.i).max(),
+              let j0 = grid.keys.map(\.j).min(), let j1 = grid.keys.map(\.j).max() else { return false }
+        let margin = 2.0
+        func off(_ p: Point2) -> Bool {
+            p.x < margin || p.y < margin || p.x > Double(image.width - 1) - margin || p.y > Double(image.height - 1) - margin
+        }
+        func knownOff(_ at: GridPosition) -> Bool {
+            guard grid[at] == nil else { return false }
+            return Self.steps.contains { di, dj in
+                guard let a = grid[GridPosition(at.i - di, at.j - dj)], let b = grid[GridPosition(at.i - 2 * di, at.j - 2 * dj)] else { return false }
+                return off(a + a - b)
+            }
+        }
+        // Every placement of a c x r pattern (c along i) over the grid holds a corner known to be off.
+        func cut(_ c: Int, _ r: Int) -> Bool {
+            for si in min(i0, i1 - c + 1)...max(i0, i1 - c + 1) {
+                for sj in min(j0, j1 - r + 1)...max(j0, j1 - r + 1) {
+                    var impossible = false
+                    for i in si..<(si + c) where !impossible {
+                        for j in sj..<(sj + r) where knownOff(GridPosition(i, j)) {
+                            impossible = true
+                            break
+                        }
+                    }
+                    if !impossible { return false }
+                }
+            }
+            return true
+        }
+        return cut(columns, rows) && cut(rows, columns)
     }
 
     /// The local maxima of the response, strongest first, none within 3 px of a stronger one.
