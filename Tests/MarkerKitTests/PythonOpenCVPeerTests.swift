@@ -32,6 +32,25 @@ struct PythonOpenCVPeerTests {
         }
     }
 
+    /// The chessboard task finds a board exactly where the linked findChessboardCorners (adaptive,
+    /// normalised) does, on two real sets: one where every photo has a board, one with two that do not.
+    @Test func chessboardBoardsEqualTheLinkedOpenCVsOnRealPhotos() throws {
+        let peer = try PythonOpenCVPeer(python: Self.python)
+        for name in ["chessboard-opencv-9x6", "chessboard-udacity-lanelines"] {
+            let set = try ChessboardPhotoSet(folder: Fixtures.url(name))
+            let linked = ChessboardDetector(innerColumns: set.columns, innerRows: set.rows, method: .classic)
+            let timings = try peer.chessboard(set, repeats: 1)
+            var found = 0
+            for file in set.files {
+                let ours = try linked.detect(in: GrayImage(contentsOf: set.folder.appendingPathComponent(file))) != nil ? 1 : 0
+                let theirs = try #require(timings[file])
+                #expect(theirs.corners == ours, "\(name)/\(file): peer \(theirs.corners), linked \(ours)")
+                found += theirs.corners
+            }
+            print("measured: \(name): the peer (OpenCV \(peer.version)) finds \(found) of \(set.files.count) boards, as the linked OpenCV")
+        }
+    }
+
     @Test func aProgramThatIsNotThePeerIsOneClearError() throws {
         for (path, words) in [("/bin/false", "failed"), ("/nonexistent/python", "cannot run")] {
             do {

@@ -62,14 +62,19 @@ public struct ChessboardPhotoBenchmark {
         /// The search that found MarkerKit's board (`ChessboardFinder.Search`: x-corner-grid, global-threshold, half-size,
         /// full-size, sector-based), if any.
         public let search: String?
+        /// The peer's OpenCV version, when one ran (its time and board as `peer` above).
+        public var peer: String? = nil
     }
 
     public let sets: [ChessboardPhotoSet]
     public let repeats: Int
+    /// The newest OpenCV, as a Python has it, running the same pipeline as the linked one on the same photos.
+    public let peer: PythonOpenCVPeer?
 
-    public init(sets: [ChessboardPhotoSet], repeats: Int) {
+    public init(sets: [ChessboardPhotoSet], repeats: Int, peer: PythonOpenCVPeer? = nil) {
         self.sets = sets
         self.repeats = repeats
+        self.peer = peer
     }
 
     public func run(progress: (String) -> Void = { _ in }) throws -> [Case] {
@@ -80,6 +85,8 @@ public struct ChessboardPhotoBenchmark {
         for set in sets {
             let ours = ChessboardFinder(innerColumns: set.columns, innerRows: set.rows)
             let theirs = ChessboardDetector(innerColumns: set.columns, innerRows: set.rows, method: .classic)
+            if let peer { progress("\(set.name): OpenCV \(peer.version) from \(peer.python.path)") }
+            let peerTimes = try peer?.chessboard(set, repeats: repeats)
             for file in set.files {
                 progress("\(set.name)/\(file)")
                 let image = try GrayImage(contentsOf: set.folder.appendingPathComponent(file))
@@ -90,11 +97,15 @@ public struct ChessboardPhotoBenchmark {
                 let (theirsMs, theirsFound) = try CharucoPhotoBenchmark.median(repeats) { try theirs.detect(in: image) != nil ? 1 : 0 }
                 let finds = split.map(\.0).sorted(), fits = split.map(\.1).sorted()
                 let search = oursFound == 1 ? try ours.find(in: image)?.search.rawValue : nil
-                cases.append(Case(name: "\(set.name)/\(file)", width: image.width, height: image.height,
-                                  milliseconds: ["markerkit": oursMs, "opencv": theirsMs, "markerkit-find": 1000 * finds[finds.count / 2],
-                                                 "markerkit-fit": 1000 * fits[fits.count / 2]],
-                                  boards: ["markerkit": oursFound, "opencv": theirsFound, "opencv-any": set.openCVFinds(file) ? 1 : 0],
-                                  search: search))
+                var ms = ["markerkit": oursMs, "opencv": theirsMs, "markerkit-find": 1000 * finds[finds.count / 2],
+                          "markerkit-fit": 1000 * fits[fits.count / 2]]
+                var boards = ["markerkit": oursFound, "opencv": theirsFound, "opencv-any": set.openCVFinds(file) ? 1 : 0]
+                if let timing = peerTimes?[file] {
+                    ms["peer"] = timing.milliseconds
+                    boards["peer"] = timing.corners
+                }
+                cases.append(Case(name: "\(set.name)/\(file)", width: image.width, height: image.height, milliseconds: ms, boards: boards,
+                                  search: search, peer: peer?.version))
             }
         }
         return cases
@@ -103,8 +114,11 @@ public struct ChessboardPhotoBenchmark {
     /// Per set: boards found and total time, MarkerKit against OpenCV, and the photos where they differ.
     public static func table(_ cases: [Case]) -> String {
         guard !cases.isEmpty else { return "" }
-        var lines = ["", "Chessboards on real photos, one thread each: boards found and ms for all photos of a set (MarkerKit: find + fit; OpenCV: findChessboardCorners + cornerSubPix; any OpenCV: boards any of OpenCV's finders, 4.6 or newest, finds)",
-                     "set                                   photos  size         markerkit (find + fit)        opencv 4.6   ratio  any OpenCV"]
+        let peer = cases.first?.peer
+        var lines = ["", "Chessboards on real photos, one thread each: boards found and ms for all photos of a set (MarkerKit: find + fit; OpenCV: findChessboardCorners + cornerSubPix; any OpenCV: boards any of OpenCV's finders, 4.6 or newest, finds)"
+                         + (peer == nil ? "; --peer-python to time the newest OpenCV too" : ""),
+                     "set                                   photos  size         markerkit (find + fit)        opencv 4.6   ratio  any OpenCV"
+                         + (peer.map { "   opencv \($0) (pip)   ratio" } ?? "")]
         var order: [String] = []
         var sets: [String: [Case]] = [:]
         for c in cases {
@@ -121,9 +135,12 @@ public struct ChessboardPhotoBenchmark {
             lines.append(set.padding(toLength: 38, withPad: " ", startingAt: 0) + String(format: "%5d  ", cs.count)
                 + "\(cs[0].width)x\(cs[0].height)".padding(toLength: 11, withPad: " ", startingAt: 0)
                 + String(format: " %3d %8.1f ms (%6.1f + %5.1f)  %3d %8.1f ms  %5.2fx  %3d", count("markerkit"), mk, total("markerkit-find"),
-                         total("markerkit-fit"), count("opencv"), cv, cv / mk, count("opencv-any")))
-            for c in cs where c.boards["markerkit"] != c.boards["opencv-any"] || c.boards["markerkit"] != c.boards["opencv"] {
-                notes.append("  \(c.name): markerkit \(c.boards["markerkit"] == 1 ? "found" : "none")\(c.search.map { " (\($0))" } ?? ""), OpenCV 4.6 classic \(c.boards["opencv"] == 1 ? "found" : "none"), any OpenCV \(c.boards["opencv-any"] == 1 ? "found" : "none")")
+                         total("markerkit-fit"), count("opencv"), cv, cv / mk, count("opencv-any"))
+                + (peer == nil ? "" : String(format: "  %5d %8.1f ms  %5.2fx", count("peer"), total("peer"), total("peer") / mk)))
+            for c in cs where c.boards["markerkit"] != c.boards["opencv-any"] || c.boards["markerkit"] != c.boards["opencv"]
+                || (c.boards["peer"].map { $0 == 1 && c.boards["markerkit"] != 1 } ?? false) {
+                notes.append("  \(c.name): markerkit \(c.boards["markerkit"] == 1 ? "found" : "none")\(c.search.map { " (\($0))" } ?? ""), OpenCV 4.6 classic \(c.boards["opencv"] == 1 ? "found" : "none"), any OpenCV \(c.boards["opencv-any"] == 1 ? "found" : "none")"
+                    + (c.boards["peer"].map { ", OpenCV \(peer ?? "") classic \($0 == 1 ? "found" : "none")" } ?? ""))
             }
         }
         if !notes.isEmpty { lines += ["photos where they differ:"] + notes }

@@ -43,7 +43,21 @@ public struct PythonOpenCVPeer: Sendable {
             "board": ["squares": set.squares, "square": set.square_mm, "marker": set.marker_mm, "dictionary": set.dictionary, "legacy": set.legacy],
             "photos": set.files.map { ["file": $0, "path": folder.appendingPathComponent($0).path] },
         ]
-        let answer = try Self.run(python, request)
+        return try timings(Self.run(python, request))
+    }
+
+    /// OpenCV's chessboard pipeline as the bench runs the linked one: `findChessboardCorners` (adaptive
+    /// threshold, normalise), then `cornerSubPix` with a half window of a fifth of the shortest corner
+    /// spacing (2-11 px), 30 iterations or 0.001 px; `corners` is 1 when it found the board. By file name.
+    public func chessboard(_ set: ChessboardPhotoSet, repeats: Int) throws -> [String: Timing] {
+        let request: [String: Any] = [
+            "task": "chessboard", "repeats": max(1, repeats), "pattern": [set.columns, set.rows],
+            "photos": set.files.map { ["file": $0, "path": set.folder.appendingPathComponent($0).path] },
+        ]
+        return try timings(Self.run(python, request))
+    }
+
+    private func timings(_ answer: [String: Any]) throws -> [String: Timing] {
         guard let list = answer["photos"], let data = try? JSONSerialization.data(withJSONObject: list),
               let timings = try? JSONDecoder().decode([Timing].self, from: data) else {
             throw MarkerKitError.badInput("\(python.path) answered without per-photo timings")
@@ -91,6 +105,7 @@ public struct PythonOpenCVPeer: Sendable {
 import json, sys, time
 try:
     import cv2
+    import numpy
     cv2.aruco
 except Exception as error:
     sys.exit("no OpenCV with its aruco module here (%s): pip install opencv-contrib-python-headless" % error)
@@ -99,6 +114,39 @@ if request["task"] == "version":
     print(json.dumps({"version": cv2.__version__}))
     sys.exit(0)
 cv2.setNumThreads(1)
+
+
+def timed(detect):
+    answers = []
+    for photo in request["photos"]:
+        gray = cv2.imread(photo["path"], cv2.IMREAD_GRAYSCALE)
+        if gray is None:
+            sys.exit("cannot read %s" % photo["path"])
+        times = []
+        for _ in range(request["repeats"]):
+            start = time.perf_counter()
+            count = detect(gray)
+            times.append((time.perf_counter() - start) * 1000)
+        answers.append({"file": photo["file"], "milliseconds": sorted(times)[len(times) // 2], "corners": count})
+    print(json.dumps({"photos": answers}))
+
+
+if request["task"] == "chessboard":
+    pattern = tuple(request["pattern"])
+    flags = cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_COUNT, 30, 0.001)
+    def board(gray):
+        found, corners = cv2.findChessboardCorners(gray, pattern, flags=flags)
+        if not found:
+            return 0
+        grid = corners.reshape(pattern[1], pattern[0], 2)
+        shortest = min(float(numpy.linalg.norm(grid[:, 1:] - grid[:, :-1], axis=2).min()) if pattern[0] > 1 else 1e9,
+                       float(numpy.linalg.norm(grid[1:] - grid[:-1], axis=2).min()) if pattern[1] > 1 else 1e9)
+        half = max(2, min(11, int(shortest / 5 + 0.5)))  # std::lround, as the linked pipeline
+        cv2.cornerSubPix(gray, corners, (half, half), (-1, -1), criteria)
+        return 1
+    timed(board)
+    sys.exit(0)
 spec = request["board"]
 dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, spec["dictionary"]))
 sx, sy = spec["squares"]
@@ -120,17 +168,6 @@ else:
             return 0
         found = cv2.aruco.interpolateCornersCharuco(corners, ids, gray, board)[1]
         return 0 if found is None else len(found)
-answers = []
-for photo in request["photos"]:
-    gray = cv2.imread(photo["path"], cv2.IMREAD_GRAYSCALE)
-    if gray is None:
-        sys.exit("cannot read %s" % photo["path"])
-    times = []
-    for _ in range(request["repeats"]):
-        start = time.perf_counter()
-        count = detect(gray)
-        times.append((time.perf_counter() - start) * 1000)
-    answers.append({"file": photo["file"], "milliseconds": sorted(times)[len(times) // 2], "corners": count})
-print(json.dumps({"photos": answers}))
+timed(detect)
 """#
 }

@@ -27,7 +27,8 @@ struct Bench: ParsableCommand {
         the same run; without one, that detector's count from the file. Real chessboard photos (folders named chessboard-* \
         with an expected.json, under --chessboard-photos or $MARKERKIT_CHESSBOARD_PHOTOS; in the repository, \
         Tests/Fixtures), part of chessboards: what calibrate and detect --board do per photo (find + fit) \
-        against findChessboardCorners + cornerSubPix, boards found beside. The photo rows run one thread \
+        against findChessboardCorners + cornerSubPix, boards found beside, and the same pipeline in the \
+        newest OpenCV with --peer-python (or after `make peers`). The photo rows run one thread \
         each. --threads runs the rendered marker cases once per \
         thread count, MarkerKit's workers and OpenCV's (cv::setNumThreads) given the same, with a folder row \
         each: 8 frames detected as detect --jobs N runs them, frames a second. Times come true only from an optimised build (make \
@@ -47,7 +48,7 @@ struct Bench: ParsableCommand {
     @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: $MARKERKIT_REAL_PHOTOS, or the development set when run in the repository; none: part skipped).", valueName: "dir")) var photos: String?
     @Option(help: ArgumentHelp("A folder of real ChArUco photo sets with an expected.json (default: $MARKERKIT_CHARUCO_PHOTOS, or the development set when run in the repository; none: part skipped).", valueName: "dir")) var charucoPhotos: String?
     @Option(help: ArgumentHelp("A folder holding chessboard-* photo folders, each with an expected.json (default: $MARKERKIT_CHESSBOARD_PHOTOS, or Tests/Fixtures when run in the repository; none: part skipped).", valueName: "dir")) var chessboardPhotos: String?
-    @Option(help: ArgumentHelp("A Python whose cv2 is the OpenCV to time beside Debian's on the real ChArUco photos, e.g. the newest from pip (default: $MARKERKIT_PEER_PYTHON, or .build/peers/opencv/bin/python when `make peers` made it; none: its count from expected.json).", valueName: "python")) var peerPython: String?
+    @Option(help: ArgumentHelp("A Python whose cv2 is the OpenCV to time beside Debian's on the real chessboard and ChArUco photos, e.g. the newest from pip (default: $MARKERKIT_PEER_PYTHON, or .build/peers/opencv/bin/python when `make peers` made it; none: its count from expected.json).", valueName: "python")) var peerPython: String?
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
     @Option(help: ArgumentHelp("Runs per frame, 1-1000 (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
     @Flag(help: "Also print MarkerKit's time per detector stage for every marker case, and time OpenCV's first stage (its three threshold windows) alone: with --threads 1,2 --json, scripts/scaling-prediction predicts both at more threads.") var stages = false
@@ -73,7 +74,7 @@ struct Bench: ParsableCommand {
         let defaultCharuco = ProcessInfo.processInfo.environment["MARKERKIT_CHARUCO_PHOTOS"] ?? "../shared/data/charuco-real"
         let charucoFolder = charucoPhotos.map { URL(fileURLWithPath: $0) }
             ?? (FileManager.default.fileExists(atPath: defaultCharuco + "/expected.json") ? URL(fileURLWithPath: defaultCharuco) : nil)
-        let peer = try (only == nil || only == .charuco ? PythonOpenCVPeer.interpreter(explicit: peerPython) : nil).map { python in
+        let peer = try (only == nil || only == .charuco || only == .chessboards ? PythonOpenCVPeer.interpreter(explicit: peerPython) : nil).map { python in
             try naming("--peer-python: ") { try PythonOpenCVPeer(python: python) }
         }
         let charucoBench = try (only == nil || only == .charuco ? charucoFolder : nil)
@@ -86,7 +87,7 @@ struct Bench: ParsableCommand {
             if sets.isEmpty, chessboardPhotos != nil {
                 throw MarkerKitError.missingInput("no chessboard-* folder with an expected.json in '\(folder.path)'")
             }
-            return ChessboardPhotoBenchmark(sets: sets, repeats: quick ? 1 : 3)
+            return ChessboardPhotoBenchmark(sets: sets, repeats: quick ? 1 : 3, peer: peer)
         }
         var benchmark = DetectorBenchmark(quick: quick)
         benchmark.includeMarkers = only == nil || only == .markers
