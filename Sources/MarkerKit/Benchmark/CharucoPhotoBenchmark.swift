@@ -130,7 +130,7 @@ public struct CharucoPhotoBenchmark {
         let peer = cases.first?.peer
         let last = peer.map { "     opencv \($0) (pip)      ratio" } ?? "    opencv 5.0"
         var lines = ["", "ChArUco board corners on real photos: corners found and median ms per photo, one thread each (ratio: opencv's time over markerkit's)"
-                         + (peer == nil ? "; OpenCV 5.0: its CharucoDetector's count from expected.json (--peer-python to time the newest OpenCV)" : ""),
+                         + (peer == nil ? "; OpenCV 5.0: its CharucoDetector's count from expected.json (no peer Python to time the newest OpenCV)" : ""),
                      "photo                                    size          markerkit          opencv 4.6      ratio" + last]
         func row(_ name: String, _ size: String, _ c: [String: Int], _ ms: [String: Double]) -> String {
             let mk = ms["markerkit"] ?? .nan, cv = ms["opencv"] ?? .nan

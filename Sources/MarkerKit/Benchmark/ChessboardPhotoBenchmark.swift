@@ -116,7 +116,7 @@ public struct ChessboardPhotoBenchmark {
         guard !cases.isEmpty else { return "" }
         let peer = cases.first?.peer
         var lines = ["", "Chessboards on real photos, one thread each: boards found and ms for all photos of a set (MarkerKit: find + fit; OpenCV: findChessboardCorners + cornerSubPix; any OpenCV: boards any of OpenCV's finders, 4.6 or newest, finds)"
-                         + (peer == nil ? "; --peer-python to time the newest OpenCV too" : ""),
+                         + (peer == nil ? "; the newest OpenCV not timed (no peer Python)" : ""),
                      "set                                   photos  size         markerkit (find + fit)        opencv 4.6   ratio  any OpenCV"
                          + (peer.map { "   opencv \($0) (pip)   ratio" } ?? "")]
         var order: [String] = []

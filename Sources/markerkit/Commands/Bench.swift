@@ -48,7 +48,7 @@ struct Bench: ParsableCommand {
     @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: $MARKERKIT_REAL_PHOTOS, or the development set when run in the repository; none: part skipped).", valueName: "dir")) var photos: String?
     @Option(help: ArgumentHelp("A folder of real ChArUco photo sets with an expected.json (default: $MARKERKIT_CHARUCO_PHOTOS, or the development set when run in the repository; none: part skipped).", valueName: "dir")) var charucoPhotos: String?
     @Option(help: ArgumentHelp("A folder holding chessboard-* photo folders, each with an expected.json (default: $MARKERKIT_CHESSBOARD_PHOTOS, or Tests/Fixtures when run in the repository; none: part skipped).", valueName: "dir")) var chessboardPhotos: String?
-    @Option(help: ArgumentHelp("A Python whose cv2 is the OpenCV to time beside Debian's on the real chessboard and ChArUco photos, e.g. the newest from pip (default: $MARKERKIT_PEER_PYTHON, or .build/peers/opencv/bin/python when `make peers` made it; none: its count from expected.json).", valueName: "python")) var peerPython: String?
+    @Option(help: ArgumentHelp("A Python whose cv2 is the OpenCV to time beside Debian's on the real chessboard and ChArUco photos, e.g. the newest from pip (default: $MARKERKIT_PEER_PYTHON, or the one `make peers` installs when run in the repository; none: not timed).", valueName: "python")) var peerPython: String?
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
     @Option(help: ArgumentHelp("Runs per frame, 1-1000 (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
     @Flag(help: "Also print MarkerKit's time per detector stage for every marker case, and time OpenCV's first stage (its three threshold windows) alone: with --threads 1,2 --json, scripts/scaling-prediction predicts both at more threads.") var stages = false
@@ -74,9 +74,7 @@ struct Bench: ParsableCommand {
         let defaultCharuco = ProcessInfo.processInfo.environment["MARKERKIT_CHARUCO_PHOTOS"] ?? "../shared/data/charuco-real"
         let charucoFolder = charucoPhotos.map { URL(fileURLWithPath: $0) }
             ?? (FileManager.default.fileExists(atPath: defaultCharuco + "/expected.json") ? URL(fileURLWithPath: defaultCharuco) : nil)
-        let peer = try (only == nil || only == .charuco || only == .chessboards ? PythonOpenCVPeer.interpreter(explicit: peerPython) : nil).map { python in
-            try naming("--peer-python: ") { try PythonOpenCVPeer(python: python) }
-        }
+        let peer = try (only.map { [.charuco, .chessboards].contains($0) } ?? true ? PythonOpenCVPeer.interpreter(explicit: peerPython) : nil).map { python in try naming("--peer-python: ") { try PythonOpenCVPeer(python: python) } }
         let charucoBench = try (only == nil || only == .charuco ? charucoFolder : nil)
             .map { CharucoPhotoBenchmark(photos: try CharucoPhotoSets(folder: $0), repeats: quick ? 1 : 3, peer: peer) }
         let defaultChessboards = ProcessInfo.processInfo.environment["MARKERKIT_CHESSBOARD_PHOTOS"] ?? "Tests/Fixtures"
@@ -116,6 +114,7 @@ struct Bench: ParsableCommand {
         if let charucoBench { report.charucoCases = try charucoBench.run { status("bench: \($0)") } }
         endStatus()
         print(report.table)
+        if peer == nil, chessboardBench != nil || charucoBench != nil { note("the newest OpenCV was not timed: `make peers`, or --peer-python PYTHON") }
         if let jsonURL { try writeJSON(report, to: jsonURL) }
     }
 }
