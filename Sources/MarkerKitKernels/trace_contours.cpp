@@ -93,6 +93,7 @@ struct Lane {
     int32_t *out, *room;      // where the next point goes; the last place one fits
     size_t begin;             // where this border's points begin in work->points
     bool tracing;
+    bool holes;               // whether hole borders are recorded too
 };
 
 // The image with a zero frame, so regions touching the image edge keep their edge pixels; 0/1 inside.
@@ -156,7 +157,7 @@ constexpr int kShortBorder = 16;
 
 // Scans on to the next border longer than kShortBorder steps, set up in `lane` after those steps
 // (shorter ones are followed to their end on the way); false at the end of the image.
-__attribute__((noinline)) bool start_next(Lane &lane, bool holes, int min_points, int max_points) {
+__attribute__((noinline)) bool start_next(Lane &lane, int min_points, int max_points) {
     const int row = lane.row;
     for (;;) {
         int8_t *line = lane.marks + size_t(lane.y) * row;
@@ -179,7 +180,7 @@ __attribute__((noinline)) bool start_next(Lane &lane, bool holes, int min_points
             first = start + lane.deltas[s];
         } while (*first == 0 && s != s_end);
         lane.begin = size_t(lane.out - lane.work->points.data());
-        lane.advance = !hole || holes ? 2 : 0;
+        lane.advance = !hole || lane.holes ? 2 : 0;
         int px = from - 1, py = lane.y - 1;
         if (s == s_end) { // a single pixel
             *start = kRightEdge;
@@ -213,7 +214,7 @@ __attribute__((noinline)) bool start_next(Lane &lane, bool holes, int min_points
 // Follows the lanes' borders a step of each in turn until every scan is done. Each lane's state lives
 // in locals between the closes of its borders, so that a step is loads, a table lookup and stores.
 template <int N>
-void run(Lane *lanes, bool holes, int min_points, int max_points) {
+void run(Lane *lanes, int min_points, int max_points) {
     const int row = lanes[0].row;
     const int *const deltas = lanes[0].deltas;
     int8_t *here[N], *start[N], *first[N];
@@ -244,7 +245,7 @@ void run(Lane *lanes, bool holes, int min_points, int max_points) {
                 if (full) grow(lane);
                 if (closed) {
                     finish(lane, min_points, max_points);
-                    lane.tracing = start_next(lane, holes, min_points, max_points);
+                    lane.tracing = start_next(lane, min_points, max_points);
                     active -= !lane.tracing;
                     load(i);
                 } else {
@@ -318,13 +319,14 @@ extern "C" int32_t mkk_find_contours_together(mkk_trace_workspace *const *worksp
             for (int d = 0; d < 8; ++d) lane.deltas[d] = kStepX[d] + kStepY[d] * lane.row;
             lane.out = work.points.data();
             lane.room = work.points.data() + work.points.size() - 2;
-            lane.tracing = start_next(lane, holes, min_points, max_points);
+            lane.holes = (holes >> i) & 1;
+            lane.tracing = start_next(lane, min_points, max_points);
         }
         switch (count) {
-        case 1: run<1>(lanes, holes, min_points, max_points); break;
-        case 2: run<2>(lanes, holes, min_points, max_points); break;
-        case 3: run<3>(lanes, holes, min_points, max_points); break;
-        default: run<4>(lanes, holes, min_points, max_points); break;
+        case 1: run<1>(lanes, min_points, max_points); break;
+        case 2: run<2>(lanes, min_points, max_points); break;
+        case 3: run<3>(lanes, min_points, max_points); break;
+        default: run<4>(lanes, min_points, max_points); break;
         }
         for (int32_t i = 0; i < count; ++i) outs[i] = collect(lanes[i]);
         return BRIDGE_OK;

@@ -23,6 +23,11 @@ public struct DetectorParameters: Sendable, Equatable {
     public var localSearchMaxSide: Double = 128
     /// Subtracted from the local mean: a pixel is dark when below mean - constant. OpenCV: 7.
     public var thresholdConstant: Double = 7
+    /// Threshold windows of at most this size give their contours' hole borders as candidates too (the
+    /// others, outer borders only). In a 3 px window a sharp marker is a ring one pixel wide; where two
+    /// markers touch at a corner (ArUco's marker chessboards, tight grids) the rings join, the outer border
+    /// runs round both, and the ring's hole border is the marker's only outline. 0: outer borders only.
+    public var holeBordersUpToWindow: Int = 3
     /// Smallest and largest marker perimeter, relative to the image's larger side. OpenCV: 0.03 and 4.
     public var minPerimeterRate: Double = 0.03
     public var maxPerimeterRate: Double = 4.0

@@ -137,8 +137,11 @@ public struct MarkerDetector: Sendable {
         // free, which at 2 threads beat pairs traced together (docs/MEASUREMENTS.md, "Tracing together").
         let groups = !oneCore && WorkerPool.workers(atMost: workspace.frameWorkers) > 1 ? windows.count : 1
         workspace.binaries.withUnsafeBufferPointer { binaries in
+            var holeWindows = 0
+            for (k, window) in windows.enumerated() where window <= p.holeBordersUpToWindow { holeWindows |= 1 << k }
             let job = TracePasses(binaries: binaries.baseAddress!, width: search.width, height: search.height, windows: windows.count, groups: groups,
-                                  minPoints: minPoints, maxPoints: maxPoints, seedLengths: seedLengths, parameters: p, passes: passes)
+                                  minPoints: minPoints, maxPoints: maxPoints, holeWindows: holeWindows, seedLengths: seedLengths, parameters: p,
+                                  passes: passes)
             WorkerPool.forEach(groups, maxWorkers: workspace.frameWorkers, job)
         }
         quads.removeAll(keepingCapacity: true)
@@ -281,6 +284,8 @@ public struct MarkerDetector: Sendable {
     private struct TracePasses: WorkerPoolJob {
         let binaries: UnsafePointer<UInt8>
         let width: Int, height: Int, windows: Int, groups: Int, minPoints: Int, maxPoints: Int
+        /// Bit k: window k's hole borders are traced too.
+        let holeWindows: Int
         let seedLengths: ClosedRange<Int>?
         let parameters: DetectorParameters
         let passes: [DetectorWorkspace.Pass]
@@ -298,7 +303,8 @@ public struct MarkerDetector: Sendable {
                     // heap box a frame.)
                     let count = min(Contours.togetherMax, (windows - first + groups - 1) / groups), step = groups
                     for k in 0..<count { passes[first + k * step].contours.removeAll() }
-                    try Contours.find(together: count, width: width, height: height, minPoints: shortest, maxPoints: maxPoints, holes: false,
+                    try Contours.find(together: count, width: width, height: height, minPoints: shortest, maxPoints: maxPoints,
+                                      holes: { holeWindows & (1 << (first + $0 * step)) != 0 },
                                       image: { (binaries + (first + $0 * step) * size, passes[first + $0 * step].trace) },
                                       found: { passes[first + $0 * step].contours.append($1) })
                 }

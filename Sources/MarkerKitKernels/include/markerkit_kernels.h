@@ -66,7 +66,7 @@ int32_t mkk_find_contours_in(mkk_trace_workspace *workspace, const uint8_t *bina
 /* Several binary images of one size at once (the detector's threshold windows), image i's contours into
  * workspaces[i] and outs[i] as mkk_find_contours_in gives them: the images' borders are followed a step
  * of each in turn, so that their steps overlap in the processor. 1 to MKK_TRACE_TOGETHER_MAX images, each
- * with its own workspace. */
+ * with its own workspace; `holes` is a mask, bit i for image i's hole borders. */
 #define MKK_TRACE_TOGETHER_MAX 4
 int32_t mkk_find_contours_together(mkk_trace_workspace *const *workspaces, const uint8_t *const *binaries, int32_t count,
                                    int32_t width, int32_t height, int32_t stride, int32_t min_points, int32_t max_points,

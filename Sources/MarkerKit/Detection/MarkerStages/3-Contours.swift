@@ -1,13 +1,15 @@
 import MarkerKitKernels
 
 /// Stage 3: the boundaries of dark regions, by OpenCV's findContours; only those whose length could be
-/// a marker's perimeter cross the bridge. The detector takes outer borders only (`holes: false`): a
-/// marker's outline is the outer border of its dark ring, and a hole border (the ring's inner edge, a
-/// chessboard's white square, a sheet on a dark desk) never was one; the reader passed them over
-/// (inside a marker) or refused them (light cards). At 640x480 with 50 markers they were 439 of the
-/// 798 contours long enough to be candidates and 54 of the 152 candidates handed to the reader, and
-/// leaving them out changed no detection in any real set or in 1000 renders (docs/MEASUREMENTS.md,
-/// "Thread counts").
+/// a marker's perimeter cross the bridge. The detector takes outer borders only, but in its narrowest
+/// threshold windows (`DetectorParameters.holeBordersUpToWindow`): a marker's outline is the outer border of
+/// its dark ring, and a hole border (the ring's inner edge, a chessboard's white square, a sheet on a dark
+/// desk) mostly is not; the reader passed them over (inside a marker) or refused them (light cards). At
+/// 640x480 with 50 markers they were 439 of the 798 contours long enough to be candidates and 54 of the 152
+/// candidates handed to the reader (docs/MEASUREMENTS.md, "Thread counts"). The exception: with a 3 px
+/// window a sharp marker is a ring one pixel wide, and where two markers touch at a corner (ArUco's marker
+/// chessboards) their rings join there, so the outer border runs round both and is no quadrilateral; the
+/// ring's hole border is then the marker's only outline.
 public enum Contours {
     /// Closed chains of integer pixel positions, all in one buffer: contour i is points
     /// offsets[i] ..< offsets[i + 1] (x, y pairs). One buffer per pass, not one per contour.
@@ -57,28 +59,30 @@ public enum Contours {
     }
 
     /// Up to `togetherMax` binary images of one size (`image(k)`: the packed pixels and the workspace
-    /// whose buffers its tracing uses) traced at once, outer borders only unless `holes`: their borders
+    /// whose buffers its tracing uses) traced at once, outer borders only unless `holes(k)`: their borders
     /// are followed a step of each in turn, which overlaps the steps in the processor
     /// (`mkk_find_contours_together`). Image k's contours are handed to `found` as k, then added to a set
     /// with `ContourSet.append`.
-    static func find(together count: Int, width: Int, height: Int, minPoints: Int, maxPoints: Int, holes: Bool,
+    static func find(together count: Int, width: Int, height: Int, minPoints: Int, maxPoints: Int, holes: (Int) -> Bool,
                      image: (Int) -> (binary: UnsafePointer<UInt8>, workspace: Workspace), found: (Int, Found) -> Void) throws {
         precondition((1...togetherMax).contains(count), "1 to \(togetherMax) images at once")
         // The lists on the stack (a frame's work allocates nothing).
         var workspaces = InlineArray<4, OpaquePointer?>(repeating: nil)
         var binaries = InlineArray<4, UnsafePointer<UInt8>?>(repeating: nil)
         var outs = InlineArray<4, mkk_contours>(repeating: mkk_contours())
+        var holeMask: Int32 = 0
         for k in 0..<count {
             let (binary, workspace) = image(k)
             workspaces[k] = workspace.pointer
             binaries[k] = binary
+            if holes(k) { holeMask |= 1 << Int32(k) }
         }
         let status = withUnsafePointer(to: &workspaces) { workspaces in
             withUnsafePointer(to: &binaries) { binaries in
                 withUnsafeMutablePointer(to: &outs) { outs in
                     mkk_find_contours_together(UnsafeRawPointer(workspaces).assumingMemoryBound(to: OpaquePointer?.self),
                                                UnsafeRawPointer(binaries).assumingMemoryBound(to: UnsafePointer<UInt8>?.self), Int32(count),
-                                               Int32(width), Int32(height), Int32(width), Int32(minPoints), Int32(maxPoints), holes ? 1 : 0,
+                                               Int32(width), Int32(height), Int32(width), Int32(minPoints), Int32(maxPoints), holeMask,
                                                UnsafeMutableRawPointer(outs).assumingMemoryBound(to: mkk_contours.self))
                 }
             }

@@ -86,8 +86,8 @@ enum ReadCheck {
         return true
     }
 
-    /// The paper half a cell outside the border at least `minBorderStep` of the way from the border's level
-    /// to the white cells'. Cells outside the image are left out; with fewer than 8 of the 28 (for a 5x5 code) inside, the
+    /// The paper just outside the border (the lightest of 0.5, 0.25 and 0.125 cell out, along each side) at
+    /// least `minBorderStep` of the way from the border's level to the white cells'. Cells outside the image are left out; with fewer than 8 of the 28 (for a 5x5 code) inside, the
     /// check passes (nothing to look at).
     static func borderStandsOut(quad: Quad, in image: GrayImage, square: GrayImage, pixelsPerCell: Int, code: MarkerBits) -> Bool {
         let (border, white) = levels(cellMeans(square, pixelsPerCell: pixelsPerCell), code: code)
@@ -96,24 +96,33 @@ enum ReadCheck {
         var sum = 0.0, count = 0
         let g = code.side + 2, cells = Double(g)
         image.pixels.withUnsafeBufferPointer { pixels in
-            // The ring of cells around the border, 0.5 cell outside it: u, v in cells from the top-left corner.
+            // The ring of cells around the border, 0.5 cell outside it: u, v in cells from the top-left
+            // corner, and the outward direction. Taken there and 0.25 and 0.125 cell out, the lightest: half
+            // a cell out is the paper round a marker with a quiet zone, the others the narrow gap between
+            // the markers of a tight grid, whose neighbour's border lies half a cell out.
             for k in 0..<4 * g {
                 let along = Double(k % g) + 0.5
-                let (u, v): (Double, Double)
+                let (u, v, ou, ov): (Double, Double, Double, Double)
                 switch k / g {
-                case 0: (u, v) = (along, -0.5)
-                case 1: (u, v) = (cells + 0.5, along)
-                case 2: (u, v) = (cells - along, cells + 0.5)
-                default: (u, v) = (-0.5, cells - along)
+                case 0: (u, v, ou, ov) = (along, -0.5, 0, -1)
+                case 1: (u, v, ou, ov) = (cells + 0.5, along, 1, 0)
+                case 2: (u, v, ou, ov) = (cells - along, cells + 0.5, 0, 1)
+                default: (u, v, ou, ov) = (-0.5, cells - along, -1, 0)
                 }
-                var cellSum = 0.0, cellCount = 0
-                for i in 0..<4 {
-                    let du = i & 1 == 0 ? -0.2 : 0.2, dv = i < 2 ? -0.2 : 0.2
-                    guard let value = bilinear(pixels, width: image.width, height: image.height, map.point(u: (u + du) / cells, v: (v + dv) / cells)) else { continue }
-                    cellSum += value
-                    cellCount += 1
+                var lightest = -1.0
+                for step in 0..<3 {
+                    let back = 0.5 - 0.5 / Double(1 << step)
+                    var cellSum = 0.0, cellCount = 0
+                    for side in 0..<2 {
+                        let along = side == 0 ? -0.2 : 0.2
+                        let pu = u - back * ou + along * abs(ov), pv = v - back * ov + along * abs(ou)
+                        guard let value = bilinear(pixels, width: image.width, height: image.height, map.point(u: pu / cells, v: pv / cells)) else { continue }
+                        cellSum += value
+                        cellCount += 1
+                    }
+                    if cellCount == 2 { lightest = max(lightest, cellSum / 2) }
                 }
-                if cellCount == 4 { sum += cellSum / 4; count += 1 }
+                if lightest >= 0 { sum += lightest; count += 1 }
             }
         }
         guard count >= 8 else { return true }
