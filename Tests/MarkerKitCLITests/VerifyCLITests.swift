@@ -83,6 +83,27 @@ import MarkerKit
         #expect(sampled.stdout.contains("\(truth.scenes[0].markers.count) markers in 1 renders"), "\(sampled.stdout)")
     }
 
+    /// `render --profile touching` writes sheets of touching markers (a marker chessboard or a tight grid);
+    /// `verify markers` measures them from the folder and sampled, and says how many markers OpenCV read
+    /// that MarkerKit missed.
+    @Test func theTouchingProfileRendersAndVerifies() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let render = try CLI.run(["render", "--profile", "touching", "--count", "2", "--size", "640x480", "--seed", "3", "-o", "touching"], in: dir)
+        #expect(render.status == 0, "\(render.stderr)")
+        #expect(render.stdout.contains("rendered 2 sheets of touching markers 640x480"), "\(render.stdout)")
+        let truth = try RenderTruthFile.read(from: dir.appendingPathComponent("touching/truth.json"))
+        #expect(truth.scenes.allSatisfy { $0.markers.count >= 2 })
+        let markers = truth.scenes.flatMap(\.markers).count
+        let measured = try CLI.run(["verify", "markers", "--truth", "touching"], in: dir)
+        #expect(measured.status == 0, "\(measured.stderr)")
+        #expect(measured.stdout.contains("\(markers) markers in touching/truth.json"), "\(measured.stdout)")
+        let sampled = try CLI.run(["verify", "markers", "--profile", "touching", "--renders", "2", "--size", "640x480", "--seed", "3", "--jobs", "1"], in: dir)
+        #expect(sampled.status == 0, "\(sampled.stderr)")
+        #expect(sampled.stdout.contains("\(markers) markers in 2 renders, touching profile"), "\(sampled.stdout)")
+        #expect(sampled.stdout.contains("read by another, missed by markerkit: opencv "), "\(sampled.stdout)")
+    }
+
     /// `--start N` renders scene N of the seed and on, the same images and truth as rendering from 0.
     @Test func renderStartsAtAScene() throws {
         let dir = try makeDirectory()
@@ -105,6 +126,9 @@ import MarkerKit
         (["render", "--profile", "phone", "--calibration", "webcam", "-o", "r"], 64, "do not apply to --profile phone"),
         (["verify", "markers", "--profile", "phone", "--truth", "set"], 64, "--profile phone does not apply"),
         (["render", "--profile", "phone", "--clip", "3", "-o", "c.avi"], 64, "--profile phone does not apply"),
+        (["render", "--profile", "touching", "--clip", "3", "-o", "c.avi"], 64, "--profile touching does not apply"),
+        (["render", "--profile", "touching", "--board", "charuco", "-o", "r"], 64, "--profile touching does not apply"),
+        (["verify", "markers", "--profile", "touching", "--truth", "set"], 64, "--profile touching does not apply"),
         (["render", "--count", "0", "-o", "r"], 64, "--count 0"),
         (["render", "--size", "12x", "-o", "r"], 64, "'12x' is invalid for '--size <WxH>'"),
         (["render", "--noise", "-3", "-o", "r"], 64, "--noise"),

@@ -318,6 +318,15 @@ public struct MarkerVerificationSummary: Codable, Sendable {
     public var byJPEG: Breakdown?
     public var byPrint: Breakdown?
     public var byQuietZone: Breakdown?
+    /// For each detector after the first (MarkerKit): markers it read that the first missed, and the
+    /// renders they are in.
+    public var missedWhereOthersRead: [Misses]?
+
+    public struct Misses: Codable, Sendable {
+        public let detector: String
+        public let markers: Int
+        public let renders: Int
+    }
 
     public init(trials: [MarkerVerification.Trial], detectors: [String], seed: UInt64, width: Int, height: Int, camera: String,
                 profile: String? = nil) {
@@ -334,6 +343,11 @@ public struct MarkerVerificationSummary: Codable, Sendable {
                            value: \.sidePixels) { $1 > 1000 ? "\(Int($0))+" : "\(Int($0))-\(Int($1))" }
         byTilt = Breakdown(condition: "tilt (degrees)", edges: [0, 15, 30, 45, 60, 90], detectors: detectors, trials: trials,
                            value: \.tiltDegrees) { "\(Int($0))-\(Int($1))" }
+        let first = detectors.first
+        missedWhereOthersRead = detectors.dropFirst().map { other in
+            let missed = trials.filter { $0.outcomes[other]?.found == true && $0.outcomes[first ?? ""]?.found == false }
+            return Misses(detector: other, markers: missed.count, renders: Set(missed.map { $0.render ?? $0.index }).count)
+        }
         let phone = profile == "phone"
         func g(_ v: Double) -> String { String(format: "%g", v) }
         func range(_ lower: Double, _ upper: Double) -> String { upper > 50 ? "\(g(lower))+" : "\(g(lower))-\(g(upper))" }
@@ -343,10 +357,11 @@ public struct MarkerVerificationSummary: Codable, Sendable {
             phone ? range(lower, upper)
                   : ["0", "1", "2", "4", "8"][[0, 0.5, 1.5, 3, 6].firstIndex(of: lower) ?? 0]
         }
-        guard phone else { return }
+        guard profile != nil else { return }
         scenes = Set(trials.compactMap(\.render)).count
-        byBlur = Breakdown(condition: "optical blur (sigma px)", edges: [0, 1.5, 2, 3, 100], detectors: detectors, trials: trials,
-                           value: \.blur, format: range)
+        byBlur = Breakdown(condition: "optical blur (sigma px)", edges: phone ? [0, 1.5, 2, 3, 100] : [0, 0.001, 0.6, 1, 100], detectors: detectors,
+                           trials: trials, value: \.blur) { lower, upper in !phone && lower == 0 ? "none" : range(lower == 0.001 ? 0.3 : lower, upper) }
+        guard phone else { return }
         byMotion = Breakdown(condition: "motion blur (px)", edges: [0, 0.001, 3, 6, 100], detectors: detectors, trials: trials,
                              value: { $0.motionBlur ?? 0 }) { lower, upper in lower == 0 ? "none" : range(lower == 0.001 ? 1 : lower, upper) }
         byJPEG = Breakdown(condition: "JPEG quality", edges: [0, 70, 80, 90, 101], detectors: detectors, trials: trials,
@@ -364,6 +379,9 @@ public struct MarkerVerificationSummary: Codable, Sendable {
         if profile == "phone" {
             return "\(renders) markers in \(scenes ?? 0) renders, phone profile (3024x4032, 2448x3264, portrait and landscape), seed \(seed), camera \(camera)"
         }
+        if profile == "touching" {
+            return "\(renders) markers in \(scenes ?? 0) renders, touching profile (marker chessboards and tight grids) \(width)x\(height), seed \(seed), camera \(camera)"
+        }
         return "\(renders) renders \(width)x\(height), seed \(seed), camera \(camera)"
     }
 
@@ -377,6 +395,11 @@ public struct MarkerVerificationSummary: Codable, Sendable {
                 + String(format: " %6.1f%% %6d %6d", 100 * d.recall, d.wrongIDs, d.falsePositives)
                 + "        " + [f(d.cornerP50, "%6.3f"), f(d.cornerP90, "%6.3f"), f(d.cornerMax, "%6.2f"), f(d.cornerRMSE, "%6.3f")].joined(separator: " ")
                 + "   " + f(d.rotationP50, "%7.3f") + "   " + f(d.translationP50, "%9.3f") + "  " + f(d.secondsP50.map { $0 * 1000 }, "%6.1f"))
+        }
+        if let first = overall.first, let missedWhereOthersRead, !missedWhereOthersRead.isEmpty {
+            lines.append("")
+            lines.append("read by another, missed by \(first.detector): " + missedWhereOthersRead.map {
+                "\($0.detector) \($0.markers) markers in \($0.renders) renders" }.joined(separator: ", "))
         }
         // Phone photos are never clean.
         if profile != "phone" {

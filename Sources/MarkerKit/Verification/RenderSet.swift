@@ -6,10 +6,12 @@ import Foundation
 /// its truth is left; files under other names stay.
 public struct RenderSet {
     /// Whose scenes: one marker a render through `camera`, phone photos of several (each with its
-    /// camera), or views of a ChArUco board through `camera` (`CharucoSceneSampler`).
+    /// camera), sheets of touching markers through `camera` (`TouchingSceneSampler`), or views of a
+    /// ChArUco board through `camera` (`CharucoSceneSampler`).
     public enum Profile: Sendable {
         case camera(CameraCalibration)
         case phone
+        case touching(CameraCalibration)
         case charuco(CharucoBoard, CameraCalibration)
     }
 
@@ -20,7 +22,7 @@ public struct RenderSet {
     /// The first scene rendered; scenes before it are sampled (cheap) and skipped.
     public var start = 0
     /// Degradations that replace what was sampled; nil keeps the sampled one for phone photos and
-    /// means none (no noise, no blur, no JPEG) with a camera.
+    /// touching markers and means none (no noise, no blur, no JPEG) with a camera.
     public var noise: Double?
     public var blur: Double?
     public var jpegQuality: Int?
@@ -69,14 +71,17 @@ public struct RenderSet {
     }
 
     private func render(into directory: URL, written: inout [URL], progress: (Int, Int, String) throws -> Void) throws -> [String] {
-        var phone = false
+        var phone = false, keepsSampled = false
         var sampler: any SceneSampler
         switch profile {
         case .camera(let camera):
             sampler = MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed, dictionary: dictionary)
         case .phone:
-            phone = true
+            (phone, keepsSampled) = (true, true)
             sampler = PhoneSceneSampler(seed: seed, dictionary: dictionary)
+        case .touching(let camera):
+            keepsSampled = true
+            sampler = TouchingSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed, dictionary: dictionary)
         case .charuco(let board, let camera):
             var boards = CharucoSceneSampler(board: board, camera: camera, seed: seed)
             boards.views.sag = sag
@@ -90,9 +95,9 @@ public struct RenderSet {
         for index in start..<(start + count) {
             let sampled = try sampler.nextScene()
             var scene = sampled.scene
-            if let noise = noise ?? (phone ? nil : 0) { scene.degradations.noise = noise }
-            if let blur = blur ?? (phone ? nil : 0) { scene.degradations.blur = blur }
-            if let jpegQuality { scene.degradations.jpegQuality = jpegQuality } else if !phone { scene.degradations.jpegQuality = nil }
+            if let noise = noise ?? (keepsSampled ? nil : 0) { scene.degradations.noise = noise }
+            if let blur = blur ?? (keepsSampled ? nil : 0) { scene.degradations.blur = blur }
+            if let jpegQuality { scene.degradations.jpegQuality = jpegQuality } else if !keepsSampled { scene.degradations.jpegQuality = nil }
             let name = Self.sceneName(index)
             let image = try renderer.render(scene)
             var files = OutputFiles()

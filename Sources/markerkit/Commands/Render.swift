@@ -13,7 +13,10 @@ struct Render: ParsableCommand {
         landscape, several markers of 20-250 px with gray patches, text or a second marker printed close \
         beside many of them, and a phone's blur, motion blur, sensor noise, vignetting, shadows and JPEG; \
         truth.json then also holds each image's camera and what is printed beside each marker (the print \
-        itself is never in it). --noise, --blur and --jpeg, when given, replace what the profile sampled.
+        itself is never in it). With --profile touching each image is a sheet of markers that touch: \
+        ArUco's marker chessboard (diagonal neighbours share a corner) or a tight grid (a quarter to one \
+        cell apart), 16-120 px markers, sharp or blurred, face-on or tilted, square to the image or turned. \
+        --noise, --blur and --jpeg, when given, replace what the profile sampled.
         With --board (and no --clip) each image is a view of a ChArUco board instead, whole in the image or \
         leaving it (half of each), tilted 0-60°, optionally bent (--bend); truth.json then also holds the \
         board and, per image, its corners in view (OpenCV's corner IDs) and the markers wholly in view. \
@@ -28,6 +31,7 @@ struct Render: ParsableCommand {
           markerkit render --clip 12 --rig 2 -o rig/               # rig/cam0.avi, rig/cam1.avi, for capture --device x2
           markerkit render --board charuco --count 20 --k1 -0.4 --blur 0.8 -o boards/
           markerkit render --profile phone --count 5 -o phone/
+          markerkit render --profile touching --count 20 -o touching/
         """
     )
 
@@ -62,7 +66,9 @@ struct Render: ParsableCommand {
         if rig != nil && clip == nil { throw MarkerKitError.invalidArgument("--rig goes with --clip") }
         if let clip, let rig { return try renderRigClip(views: clip, cameras: rig, charuco: board.map(BoardOptions.renderedCharuco)) }
         if let clip {
-            guard !profileOption.isPhone else { throw MarkerKitError.invalidArgument("--clip renders a calibration board: --profile phone does not apply") }
+            guard profileOption.profile == .default else {
+                throw MarkerKitError.invalidArgument("--clip renders a calibration board: --profile \(profileOption.profile.rawValue) does not apply")
+            }
             return try renderClip(views: clip, charuco: board.map(BoardOptions.renderedCharuco))
         }
         try InputRange.check(count, in: RenderLimits.renderCount, "--count")
@@ -76,7 +82,8 @@ struct Render: ParsableCommand {
         if let charuco, dictionaryOption.dictionary != .arucoOriginal, dictionaryOption.dictionary != charuco.dictionary {
             throw MarkerKitError.invalidArgument("--dictionary \(dictionaryOption.dictionary.name) differs from the board's \(charuco.dictionary.name): leave it out")
         }
-        var set = RenderSet(profile: camera.map { c in charuco.map { .charuco($0, c) } ?? .camera(c) } ?? .phone, seed: seed,
+        if charuco != nil, profileOption.isTouching { throw MarkerKitError.invalidArgument("--board renders a ChArUco board: --profile touching does not apply") }
+        var set = RenderSet(profile: camera.map { c in charuco.map { .charuco($0, c) } ?? (profileOption.isTouching ? .touching(c) : .camera(c)) } ?? .phone, seed: seed,
                             dictionary: dictionaryOption.dictionary, count: count)
         set.sag = bend?.millimetres ?? 0
         set.start = start
@@ -94,7 +101,7 @@ struct Render: ParsableCommand {
         if let camera, let charuco {
             print("rendered \(count) views of the ChArUco \(charuco.summary) board\(bend.map { ", bent \($0)," } ?? "") \(camera.imageWidth)x\(camera.imageHeight) into \(directory)/ with truth.json (camera \(camera.name), seed \(seed))")
         } else if let camera {
-            print("rendered \(count) images \(camera.imageWidth)x\(camera.imageHeight) into \(directory)/ with truth.json (camera \(camera.name), seed \(seed))")
+            print("rendered \(count) \(profileOption.isTouching ? "sheets of touching markers" : "images") \(camera.imageWidth)x\(camera.imageHeight) into \(directory)/ with truth.json (camera \(camera.name), seed \(seed))")
         } else {
             print("rendered \(count) phone photos (\(outcome.sizes.joined(separator: ", "))) into \(directory)/ with truth.json (camera builtin-phone, seed \(seed))")
         }

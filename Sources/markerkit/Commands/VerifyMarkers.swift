@@ -18,6 +18,8 @@ struct VerifyMarkers: ParsableCommand {
         beside many of them, a phone's blur, motion blur, sensor noise, vignetting, shadows and JPEG): one \
         trial per marker, also broken down by optical blur, motion blur, JPEG quality, the print beside \
         the marker and the paper between them. Default 100 renders (about 520 markers; about 2 minutes on 2 cores).
+        With --profile touching the renders are sheets of markers that touch (ArUco's marker chessboard, \
+        tight grids; default 200), and the table says how many markers OpenCV read that MarkerKit missed.
 
         Renders are made and measured on every core at once (--jobs); every figure is the same as with \
         --jobs 1 but the times, which are each detector's own time per image while the other cores work \
@@ -28,6 +30,7 @@ struct VerifyMarkers: ParsableCommand {
           markerkit verify markers --renders 1000 --json verify.json --report verify.pdf
           markerkit render --count 50 -o testset && markerkit verify markers --truth testset
           markerkit verify markers --profile phone --seed 7
+          markerkit verify markers --profile touching
         """
     )
 
@@ -46,15 +49,15 @@ struct VerifyMarkers: ParsableCommand {
     @OptionGroup var forceOption: ForceOption
 
     /// Renders by default: 1000 of one marker, 100 phone photos of several.
-    static let defaultRenders = 1000, defaultPhoneRenders = 100
+    static let defaultRenders = 1000, defaultPhoneRenders = 100, defaultTouchingRenders = 200
 
     func run() throws {
         let phone = profileOption.isPhone
-        let renders = renders ?? (phone ? Self.defaultPhoneRenders : Self.defaultRenders)
+        let renders = renders ?? (phone ? Self.defaultPhoneRenders : profileOption.isTouching ? Self.defaultTouchingRenders : Self.defaultRenders)
         try InputRange.check(renders, in: RenderLimits.markerRenders, "--renders")
         try profileOption.check(size: size, calibration: calibration)
-        if phone, truth != nil {
-            throw MarkerKitError.invalidArgument("--truth measures a render folder as it was rendered: --profile phone does not apply (render it with 'markerkit render --profile phone')")
+        if profileOption.profile != .default, truth != nil {
+            throw MarkerKitError.invalidArgument("--truth measures a render folder as it was rendered: --profile \(profileOption.profile.rawValue) does not apply (render it with 'markerkit render --profile \(profileOption.profile.rawValue)')")
         }
         let jobCount = try jobs.count()
         let truthFile = try truth.map { path -> (file: RenderTruthFile, folder: URL, url: URL) in
@@ -82,16 +85,17 @@ struct VerifyMarkers: ParsableCommand {
             trials = try MarkerVerification.run(truth: truthFile.file, folder: truthFile.folder, contenders: contenders, jobs: jobCount,
                                                 progress: step)
         } else {
-            let sampler: any SceneSampler = phone ? PhoneSceneSampler(seed: seed, dictionary: dictionaryOption.dictionary)
-                : MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed,
-                                     dictionary: dictionaryOption.dictionary)
+            let dictionary = dictionaryOption.dictionary, (w, h) = (camera.imageWidth, camera.imageHeight)
+            let sampler: any SceneSampler = phone ? PhoneSceneSampler(seed: seed, dictionary: dictionary)
+                : profileOption.isTouching ? TouchingSceneSampler(camera: camera, width: w, height: h, seed: seed, dictionary: dictionary) as any SceneSampler
+                : MarkerSceneSampler(camera: camera, width: w, height: h, seed: seed, dictionary: dictionary)
             var verification = MarkerVerification(contenders: contenders, renders: renders, sampler: sampler)
             trials = try verification.run(jobs: jobCount, progress: step)
         }
         progress.finish()
         var summary = MarkerVerificationSummary(trials: trials, detectors: contenders.map(\.name), seed: seed,
                                                 width: camera.imageWidth, height: camera.imageHeight, camera: camera.name,
-                                                profile: phone ? "phone" : nil)
+                                                profile: profileOption.profile == .default ? nil : profileOption.profile.rawValue)
         summary.source = truthFile?.url.relativePath
         print(summary.table)
         var files = OutputFiles()

@@ -8,15 +8,19 @@ enum RenderProfile: String, ExpressibleByArgument, CaseIterable {
     /// Phone photos: 8 and 12 MP, portrait and landscape, several markers with print beside
     /// them, a phone's blur, noise, vignetting, shadows and JPEG.
     case phone
+    /// Sheets of touching markers: ArUco's marker chessboard and tight grids, sharp and blurred, face-on,
+    /// square to the image and turned, through a webcam-like camera.
+    case touching
 }
 
 /// `--profile`, and the options it leaves no room for.
 struct ProfileOption: ParsableArguments {
-    @Option(help: ArgumentHelp("What the renders look like: default (one marker a render, webcam-like camera) or phone (8 and 12 MP phone photos of several markers with print beside them, blur, noise, shadows and JPEG as a phone makes them).",
+    @Option(help: ArgumentHelp("What the renders look like: default (one marker a render, webcam-like camera), phone (8 and 12 MP phone photos of several markers with print beside them, blur, noise, shadows and JPEG as a phone makes them) or touching (sheets of markers that touch: ArUco's marker chessboard and tight grids).",
                                valueName: "profile"))
     var profile: RenderProfile = .default
 
     var isPhone: Bool { profile == .phone }
+    var isTouching: Bool { profile == .touching }
 
     /// The phone profile chooses its own image sizes and camera.
     func check(size: ImageSize?, calibration: String?) throws {
