@@ -54,6 +54,10 @@ let package = Package(
             cxxSettings: [.headerSearchPath("opencv4")],
             linkerSettings: ["opencv_core", "opencv_imgproc", "opencv_imgcodecs", "opencv_aruco", "jpeg"].map { .linkedLibrary($0) }
         ),
+        // The AprilTag 3 C library (Debian's libapriltag-dev) as a peer for verify and bench: the detector
+        // AprilTag users compare against. Linked by the command-line tool only, never by the MarkerKit product.
+        .target(name: "AprilTagBridge", linkerSettings: [.linkedLibrary("apriltag")]),
+        .target(name: "AprilTagPeer", dependencies: ["MarkerKit", "AprilTagBridge"]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo",
                        providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2",
@@ -89,6 +93,7 @@ let package = Package(
             dependencies: [
                 "MarkerKit",
                 "MarkerKitServer",
+                "AprilTagPeer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -96,7 +101,7 @@ let package = Package(
         .executableTarget(name: "MarkerKitFuzz", dependencies: ["MarkerKit", "MarkerKitServer"]),
         .testTarget(name: "MarkerKitTests", dependencies: ["MarkerKit", "MarkerKitFuzz", "BridgeStatus", "CVBridge", "MarkerKitKernels",
                                                           "CVBridgeTestReferences", .product(name: "Yams", package: "Yams")]),
-        .testTarget(name: "MarkerKitCLITests", dependencies: ["markerkit", "MarkerKit"]),
+        .testTarget(name: "MarkerKitCLITests", dependencies: ["markerkit", "MarkerKit", "AprilTagPeer"]),
     ],
     cxxLanguageStandard: .cxx17
 )

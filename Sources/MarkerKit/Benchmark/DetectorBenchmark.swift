@@ -60,6 +60,11 @@ public struct DetectorBenchmark {
                 }
                 lines.append(c.name.padding(toLength: 44, withPad: " ", startingAt: 0) + f(ours) + "      " + cell("opencv") + cell("aruco3")
                     + f(c.milliseconds["threshold"]) + "     " + [r(c.recall["markerkit"]), r(c.recall["opencv"]), r(c.recall["aruco3"])].joined(separator: " "))
+                // Peers (AprilTag 3) on a line of their own below.
+                for name in c.milliseconds.keys.sorted() where !["markerkit", "opencv", "aruco3", "threshold"].contains(name) {
+                    lines.append("  " + name.padding(toLength: 42, withPad: " ", startingAt: 0) + "      -      " + cell(name) + "                    "
+                        + "                    recall " + r(c.recall[name]))
+                }
             }
             if !jobsCases.isEmpty { lines += ["", "folders detected as several jobs (one workspace each): frames a second (ratio to opencv) and recall"] }
             for c in jobsCases {
@@ -105,6 +110,9 @@ public struct DetectorBenchmark {
     /// The dictionary of the rendered cases (marker frames and phone photos), read by every contender.
     /// The video keeps its own (ArUco's test video is DICT_ARUCO_ORIGINAL).
     public var dictionary: MarkerDictionary = .arucoOriginal
+    /// Other detectors of `dictionary` timed beside OpenCV on the rendered frames and phone photos (AprilTag
+    /// 3 for the AprilTag families), each on a line of its own; not on the video (DICT_ARUCO_ORIGINAL).
+    public var peers: [MarkerVerification.Contender] = []
 
     public init(quick: Bool) { self.quick = quick }
 
@@ -118,7 +126,7 @@ public struct DetectorBenchmark {
         }),
         ("opencv", { try OpenCVArucoDetector(dictionary: dictionary).detect(in: $0) }),
         ("aruco3", { try OpenCVArucoDetector(aruco3: true, dictionary: dictionary).detect(in: $0) }),
-    ] }
+    ] + (dictionary == self.dictionary ? peers.map { ($0.name, $0.detect) } : []) }
 
     /// Every case asked for, in order: rendered marker scenes, the video, phone photos, MJPEG frames,
     /// chessboards.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import AprilTagPeer
 import MarkerKit
 
 struct Bench: ParsableCommand {
@@ -95,9 +96,8 @@ struct Bench: ParsableCommand {
         benchmark.stagesForEveryCase = stages
         benchmark.threadCounts = try naming("--threads: ") { try InputRange.threadCounts(threads, cores: WorkerPool.cores) }
         benchmark.dictionary = dictionaryOption.dictionary
-        if let repeats {
-            benchmark.repeatsOverride = try InputRange.check(repeats, in: RenderLimits.benchmarkRepeats, "--repeats")
-        }
+        if let repeats { benchmark.repeatsOverride = try InputRange.check(repeats, in: RenderLimits.benchmarkRepeats, "--repeats") }
+        benchmark.peers = [.aprilTag3(dictionary: dictionaryOption.dictionary)].compactMap { $0 }
         if let sizes {
             benchmark.onlySizes = try naming("--sizes: ") {
                 try sizes.split(separator: ",").map { text in

@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
+import AprilTagPeer
 import MarkerKit
 
 struct VerifyMarkers: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "markers",
-        abstract: "MarkerKit's detector against OpenCV's aruco (default and CORNER_REFINE_SUBPIX) on sampled renders.",
+        abstract: "MarkerKit's detector against OpenCV's aruco (default and CORNER_REFINE_SUBPIX) and, for AprilTags, AprilTag 3 on sampled renders.",
         discussion: """
         Scenes are sampled over marker size (8-400 px side), tilt (0-75°), noise, blur, lighting, JPEG and \
         background with a seed, so a run is reproducible. Reports recall, wrong IDs, false positives, corner \
@@ -79,13 +80,14 @@ struct VerifyMarkers: ParsableCommand {
             try Interrupt.checkpoint("verify markers")
         }
         // A truth folder says which dictionary its markers are from.
-        let contenders = MarkerVerification.Contender.all(dictionary: truthFile?.file.markerDictionary ?? dictionaryOption.dictionary)
+        let dictionary = truthFile?.file.markerDictionary ?? dictionaryOption.dictionary
+        let contenders = MarkerVerification.Contender.all(dictionary: dictionary) + [.aprilTag3(dictionary: dictionary)].compactMap { $0 }
         let trials: [MarkerVerification.Trial]
         if let truthFile {
             trials = try MarkerVerification.run(truth: truthFile.file, folder: truthFile.folder, contenders: contenders, jobs: jobCount,
                                                 progress: step)
         } else {
-            let dictionary = dictionaryOption.dictionary, (w, h) = (camera.imageWidth, camera.imageHeight)
+            let (w, h) = (camera.imageWidth, camera.imageHeight)
             let sampler: any SceneSampler = phone ? PhoneSceneSampler(seed: seed, dictionary: dictionary)
                 : profileOption.isTouching ? TouchingSceneSampler(camera: camera, width: w, height: h, seed: seed, dictionary: dictionary) as any SceneSampler
                 : MarkerSceneSampler(camera: camera, width: w, height: h, seed: seed, dictionary: dictionary)
