@@ -13,8 +13,10 @@ struct Generate: ParsableCommand {
           markerkit generate marker 213 --size 50mm -o m213.svg
           markerkit generate checkerboard --inner 9x6 --square 20mm -o board.pdf
           markerkit generate charuco --squares 5x7 --square 40mm --marker 20mm --page a3 -o charuco.pdf
+          markerkit generate diamond --ids 45,68,28,74 --square 40mm --marker 24mm -o diamond.pdf
           markerkit generate dictionary -o all.pdf
         """,
-        subcommands: [GenerateMarkers.self, GenerateMarker.self, GenerateCheckerboard.self, GenerateCharuco.self, GenerateDictionary.self]
+        subcommands: [GenerateMarkers.self, GenerateMarker.self, GenerateCheckerboard.self, GenerateCharuco.self, GenerateDiamond.self,
+                      GenerateDictionary.self]
     )
 }
