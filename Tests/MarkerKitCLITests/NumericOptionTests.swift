@@ -38,6 +38,7 @@ import Testing
             "generate marker": Base(options: ["--size", "10mm", "-o", "m.pdf"], positionals: ["id": ["7"]]),
             "generate checkerboard": Base(options: ["--inner", "3x4", "--square", "10mm", "-o", "b.pdf"]),
             "generate charuco": Base(options: ["--squares", "3x3", "--square", "10mm", "--marker", "5mm", "-o", "c.pdf"]),
+            "generate diamond": Base(options: ["--ids", "0,1,2,3", "--square", "10mm", "--marker", "6mm", "-o", "d.pdf"]),
             "generate dictionary": Base(options: ["--dictionary", "5x5_50", "--size", "10mm", "-o", "d.pdf"]),
             "detect": Base(options: ["--jobs", "1"], positionals: ["inputs": ["\(f)/small.png"]]),
             "calibrate": Base(options: ["--inner", "9x6", "--square", "25mm", "-o", "c.yaml", "--jobs", "2"],

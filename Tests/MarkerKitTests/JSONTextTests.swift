@@ -46,6 +46,25 @@ import Testing
         #expect(text.hasPrefix("{\"dictionary\":\"DICT_ARUCO_ORIGINAL\",\"height\":-1,\"index\":12345678,\"markers\":[{\"corners\":[[342.4721674033957,"), "\(text)")
     }
 
+    /// With diamonds (`detect --diamonds`), with and without a pose, and none found: the same as JSONEncoder.
+    @Test func diamondsSayWhatJSONEncoderSays() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let found = DiamondDetection(ids: [45, 68, 28, 74], corners: [Point2(x: 199.50007877906546, y: -0.0), Point2(x: 1e21, y: 3),
+                                                                    Point2(x: 5, y: 6), Point2(x: 7, y: 8)], markers: [])
+        let poses = MarkerPoses(chosen: MarkerPose(rvec: [3.1, 0.2, -0.01], tvec: [0.1, 0.2, 1.5]),
+                                other: MarkerPose(rvec: [2.9, -0.3, 0.02], tvec: [0.1, 0.2, 1.49]), chosenError: 0.31, otherError: 0.29)
+        for diamonds in [[], [DetectionReport.Diamond(found, poses: nil), DetectionReport.Diamond(found, poses: poses)]] {
+            var result = Self.result
+            result.diamonds = diamonds
+            let ours = try JSONSerialization.jsonObject(with: try result.jsonLine()) as? NSDictionary
+            let theirs = try JSONSerialization.jsonObject(with: try encoder.encode(result)) as? NSDictionary
+            #expect(ours != nil && ours == theirs)
+            let back = try JSONDecoder().decode(DetectionReport.FrameResult.self, from: try result.jsonLine())
+            #expect(back.diamonds == diamonds, "every number bit for bit")
+        }
+    }
+
     @Test func notANumberIsNull() {
         var out: [UInt8] = []
         JSONText.append([.nan, .infinity, 2.5], to: &out)

@@ -15,6 +15,9 @@ public struct DetectionJob {
     public var markerMap: MarkerMapPose?
     /// A checkerboard to find the corners of (and with a pose estimator its pose).
     public var checkerboard: CheckerboardPose?
+    /// ChArUco diamonds looked for among the markers, and their poses (`MarkerFrameAnalyzer.diamonds`).
+    public var diamonds: DiamondDetector?
+    public var diamondPoses: MarkerPoseEstimator?
     /// Whether frames get a target pose: a marker map's, or with a calibration a board's.
     private var posesTarget: Bool { markerMap != nil || (poseEstimator != nil && (board != nil || checkerboard != nil)) }
     /// In a video: poses smoothed over the frames before (`PoseSmoother`, `--smooth`).
@@ -43,6 +46,8 @@ public struct DetectionJob {
         public var boardCorners: Int? = nil
         /// Frames in which the target's pose was found (a marker map's, or with a calibration a board's), when there is one.
         public var mapPoses: Int? = nil
+        /// With diamonds looked for: the diamonds found (their IDs), each once, in the order first found.
+        public var diamonds: [[Int]]? = nil
     }
 
     /// One input on the calling thread.
@@ -104,13 +109,14 @@ public struct DetectionJob {
     /// `history`: frames come in order, and an ambiguous marker's pose is chosen by the frames before.
     private func makeWorker(history: Bool = false, jobs: Int = 1) -> () -> Worker {
         let detector = detector, poseEstimator = poseEstimator, timed = timings != nil, board = board, markerMap = markerMap, smooth = smooth,
-            checkerboard = checkerboard
+            checkerboard = checkerboard, diamonds = diamonds, diamondPoses = diamondPoses
         return {
             var analyzer = MarkerFrameAnalyzer(poseEstimator: poseEstimator, collectTimings: timed)
             analyzer.detector = detector
             analyzer.board = board
             analyzer.checkerboard = checkerboard
             analyzer.markerMap = markerMap
+            (analyzer.diamonds, analyzer.diamondPoses) = (diamonds, diamondPoses)
             if history, poseEstimator != nil { analyzer.poseHistory = PoseHistory(ids: detector.dictionary.count) }
             if history, smooth, poseEstimator != nil { analyzer.smoother = PoseSmoother(ids: detector.dictionary.count) }
             // Several frames at once fill the cores: each frame takes its share of the pool.
@@ -158,6 +164,7 @@ public struct DetectionJob {
                                       ids: result.markers.map(\.id), annotated: annotated)
                 summary.boardCorners = result.board?.corners.count
                 summary.mapPoses = posesTarget ? (result.target == nil ? 0 : 1) : nil
+                summary.diamonds = result.diamonds.map { Self.distinct($0.map(\.ids)) }
                 outcome = .success(summary)
             } catch {
                 outcome = .failure(error)
@@ -175,6 +182,7 @@ public struct DetectionJob {
         var writer: VideoFileWriter?
         var frames = 0, detections = 0, boardCorners = 0, mapPoses = 0
         var ids = Set<Int>()
+        var diamondIDs: [[Int]] = []
         // Poses are chosen in frame order (PoseHistory), so a video with poses is detected by one worker.
         let inOrder = poseEstimator != nil
         try OrderedJobs.run(jobs: inOrder ? 1 : jobs, makeState: makeWorker(history: inOrder, jobs: inOrder ? 1 : jobs), take: { worker in
@@ -197,13 +205,22 @@ public struct DetectionJob {
             boardCorners += result.board?.corners.count ?? 0
             if result.target != nil { mapPoses += 1 }
             ids.formUnion(result.markers.map(\.id))
+            diamondIDs = Self.distinct(diamondIDs + (result.diamonds ?? []).map(\.ids))
         })
         guard frames > 0 else { throw MarkerKitError.badInput("cannot read video '\(url.path)': it has no frames OpenCV can decode") }
         try writer?.finish()
         var summary = Summary(source: url.relativePath, frames: frames, detections: detections, ids: ids.sorted(), annotated: writer?.url)
         summary.boardCorners = board == nil && checkerboard == nil ? nil : boardCorners
         summary.mapPoses = posesTarget ? mapPoses : nil
+        summary.diamonds = diamonds == nil ? nil : diamondIDs
         return summary
+    }
+
+    /// Each ID list once, in the order first met.
+    static func distinct(_ lists: [[Int]]) -> [[Int]] {
+        var seen: [[Int]] = []
+        for list in lists where !seen.contains(list) { seen.append(list) }
+        return seen
     }
 
     /// `DIR/stem.ext`, or `DIR/stem-2.ext`, ... when an earlier input of this job took the name.

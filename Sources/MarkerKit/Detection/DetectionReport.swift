@@ -211,6 +211,22 @@ public struct DetectionReport: Codable, Sendable {
         }
     }
 
+    /// A ChArUco diamond found (`detect --diamonds`): its four marker IDs in OpenCV's order (top, left,
+    /// right, bottom square), its four inner corners (top-left, top-right, bottom-right, bottom-left in the
+    /// diamond's frame) and, with a calibration, its pose (origin at the diamond's centre, x towards the
+    /// right marker, y towards the top one, as OpenCV's estimatePoseSingleMarkers on its corners).
+    public struct Diamond: Codable, Sendable, Equatable {
+        public let ids: [Int]
+        public let corners: [[Double]]
+        public let pose: Pose?
+
+        public init(_ diamond: DiamondDetection, poses: MarkerPoses?, unit: String = "m") {
+            ids = diamond.ids
+            corners = diamond.corners.map { [$0.x, $0.y] }
+            pose = poses.map { Pose($0, decided: .reprojection, unit: unit) }
+        }
+    }
+
     public struct FrameResult: Codable, Sendable {
         public let source: String
         public let index: Int
@@ -225,6 +241,8 @@ public struct DetectionReport: Codable, Sendable {
         public var board: BoardCorners? = nil
         /// With a marker map: its pose.
         public var target: MapPose? = nil
+        /// With `--diamonds`: the diamonds found.
+        public var diamonds: [Diamond]? = nil
 
         public init(source: String, index: Int, width: Int, height: Int, dictionary: MarkerDictionary = .arucoOriginal, markers: [Marker],
                     orientation: ImageOrientation? = nil) {
@@ -252,7 +270,39 @@ public struct DetectionReport: Codable, Sendable {
                 JSONText.append(key: "board", first: true, to: &out)
                 board.appendJSON(to: &out)
             }
-            JSONText.append(key: "dictionary", first: board == nil, to: &out)
+            if let diamonds {
+                JSONText.append(key: "diamonds", first: board == nil, to: &out)
+                out.append(UInt8(ascii: "["))
+                for (number, diamond) in diamonds.enumerated() {
+                    if number > 0 { out.append(UInt8(ascii: ",")) }
+                    out.append(UInt8(ascii: "{"))
+                    JSONText.append(key: "corners", first: true, to: &out)
+                    out.append(UInt8(ascii: "["))
+                    for (k, corner) in diamond.corners.enumerated() {
+                        if k > 0 { out.append(UInt8(ascii: ",")) }
+                        out.append(UInt8(ascii: "["))
+                        JSONText.append(corner[0], to: &out)
+                        out.append(UInt8(ascii: ","))
+                        JSONText.append(corner[1], to: &out)
+                        out.append(UInt8(ascii: "]"))
+                    }
+                    out.append(UInt8(ascii: "]"))
+                    JSONText.append(key: "ids", to: &out)
+                    out.append(UInt8(ascii: "["))
+                    for (k, id) in diamond.ids.enumerated() {
+                        if k > 0 { out.append(UInt8(ascii: ",")) }
+                        JSONText.append(id, to: &out)
+                    }
+                    out.append(UInt8(ascii: "]"))
+                    if let pose = diamond.pose {
+                        JSONText.append(key: "pose", to: &out)
+                        pose.appendJSON(to: &out)
+                    }
+                    out.append(UInt8(ascii: "}"))
+                }
+                out.append(UInt8(ascii: "]"))
+            }
+            JSONText.append(key: "dictionary", first: board == nil && diamonds == nil, to: &out)
             JSONText.append(dictionary, to: &out)
             JSONText.append(key: "height", to: &out)
             JSONText.append(height, to: &out)

@@ -25,6 +25,10 @@ public struct MarkerFrameAnalyzer {
     /// A checkerboard whose inner corners are found in every frame; with a calibration its pose is the
     /// frame's target.
     public var checkerboard: CheckerboardPose?
+    /// ChArUco diamonds looked for among the markers found, and with `diamondPoses` (a pose estimator whose
+    /// side is the diamond's square) their poses.
+    public var diamonds: DiamondDetector?
+    public var diamondPoses: MarkerPoseEstimator?
     /// Display turn/mirror applied before detection; reported corners are mapped back to the sensor.
     public var transform: FrameTransform?
     public var timings: StageTimings?
@@ -72,6 +76,8 @@ public struct MarkerFrameAnalyzer {
         } else if let checkerboard {
             boardCorners = try checkerboard.corners(in: turn == nil ? workspace.gray : try Grayscale.image(from: sensor), timings: &timings)
         }
+        let diamondsFound = try diamonds.map { $0.diamonds(in: turn == nil ? workspace.gray : try Grayscale.image(from: sensor), markers: found) }
+        let diamondEstimator = try diamondPoses?.fitted(width: sensor.width, height: sensor.height)
         let target = try poseEstimator.flatMap { try targetPose(calibration: $0.calibration, frame: sourced.index, boardCorners: boardCorners) }
         reported.removeAll(keepingCapacity: true)
         for marker in found {
@@ -104,6 +110,9 @@ public struct MarkerFrameAnalyzer {
                 try MarkerAnnotator(poseEstimator: poseEstimator).drawAxes(&picture, pose: target.pose.pose, length: length, sigma: target.pose.sigma)
             }
             if board != nil || checkerboard != nil { try MarkerAnnotator().drawBoardCorners(&picture, boardCorners) }
+            for diamond in diamondsFound ?? [] {
+                try MarkerAnnotator().drawBoardCorners(&picture, diamond.corners.enumerated().map { CharucoDetection.Corner(id: $0.offset, point: $0.element) })
+            }
             annotated = turn.map { $0.apply(picture) } ?? picture
         }
         var result = DetectionReport.FrameResult(source: sourced.source, index: sourced.index, width: sensor.width, height: sensor.height,
@@ -114,6 +123,9 @@ public struct MarkerFrameAnalyzer {
                                                         corners: boardCorners)
         }
         result.target = target
+        result.diamonds = try diamondsFound?.map { diamond in
+            DetectionReport.Diamond(diamond, poses: try diamondEstimator?.poses(of: MarkerDetection(id: diamond.ids[0], corners: diamond.corners)))
+        }
         return (result, annotated)
     }
 

@@ -46,8 +46,8 @@ struct Detect: ParsableCommand {
     var inputs: [String]
 
     @OptionGroup var dictionaryOption: DictionaryOption
-
     @OptionGroup var poseOptions: PoseOptions
+    @OptionGroup var diamondOptions: DiamondOptions
     @OptionGroup var forceOption: ForceOption
 
     @Option(help: ArgumentHelp("Write the results as JSON to this file, or - for stdout.", valueName: "file|-"))
@@ -72,7 +72,6 @@ struct Detect: ParsableCommand {
         let (charuco, map, checkerboard, estimator) = try BoardOptions.detected(board: board, dictionary: dictionaryOption.dictionary, poses: poseOptions.estimator)
         let jsonURL = try outputFile(json ?? (jsonl ? "-" : nil), force: forceOption.force)
         let jsonToStdout = json == "-" || (json == nil && jsonl)
-
         let catalog = InputCatalog(paths: inputs)
         for line in catalog.notes { note(line) }
         var failures = catalog.problems
@@ -86,6 +85,7 @@ struct Detect: ParsableCommand {
         var job = DetectionJob(detector: detector, poseEstimator: estimator,
                                annotationDirectory: annotation?.url, collectTimings: timings)
         (job.board, job.markerMap, job.checkerboard, job.smooth) = (charuco.map { CharucoDetector(board: $0) }, map.map { MarkerMapPose(map: $0) }, checkerboard.map { CheckerboardPose(board: $0, photos: true) }, poseOptions.smooth)
+        (job.diamonds, job.diamondPoses) = try diamondOptions.readers(dictionary: detector.dictionary, calibration: poseOptions.calibration)
         var stream = try jsonl ? JSONLines(url: jsonURL) : nil
         var collected: [DetectionReport.FrameResult] = []
         var processed = 0, scaled = ScaledCalibrationNotes(estimator?.calibration)

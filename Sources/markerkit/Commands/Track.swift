@@ -23,6 +23,7 @@ struct Track: ParsableCommand {
     @OptionGroup var source: SourceOptions
     @OptionGroup var dictionaryOption: DictionaryOption
     @OptionGroup var poseOptions: PoseOptions
+    @OptionGroup var diamondOptions: DiamondOptions
     @OptionGroup var forceOption: ForceOption
     @Option(help: ArgumentHelp("Write one JSON object per frame and line to this file, or - for stdout.", valueName: "file|-")) var jsonl: String?
     @Option(help: ArgumentHelp("Record the annotated picture to a video file (.avi or .mp4).", valueName: "file")) var record: String?
@@ -39,6 +40,8 @@ struct Track: ParsableCommand {
             try TrackingSession.Recording(url: URL(fileURLWithPath: $0), framesPerSecond: isCamera ? (source.camera.fps ?? 30) : 25, force: forceOption.force)
         }
         let jsonURL = try outputFile(jsonl, force: forceOption.force)
+        let dictionary = try charuco?.dictionary ?? map?.markerDictionary() ?? dictionaryOption.dictionary
+        let (diamonds, diamondPoses) = try diamondOptions.readers(dictionary: dictionary, calibration: poseOptions.calibration)
         let feed = try source.open(color: recording != nil)
         defer { feed.stop() } // also when a frame throws: the reading thread must be done before exit
         reportCameraSetup(feed.camera, locking: true)
@@ -49,9 +52,11 @@ struct Track: ParsableCommand {
             estimator = MarkerPoseEstimator(calibration: fit.calibration, side: stored.side)
         }
         var analyzer = MarkerFrameAnalyzer(poseEstimator: estimator, transform: transform)
-        analyzer.detector = MarkerDetector(dictionary: try charuco?.dictionary ?? map?.markerDictionary() ?? dictionaryOption.dictionary)
+        analyzer.detector = MarkerDetector(dictionary: dictionary)
         (analyzer.board, analyzer.markerMap) = (charuco.map { CharucoDetector(board: $0) }, map.map { MarkerMapPose(map: $0) })
         analyzer.checkerboard = checkerboard.map { CheckerboardPose(board: $0) }
+        // A diamond's pose through the calibration as fitted to the camera, when --marker-size gave one.
+        (analyzer.diamonds, analyzer.diamondPoses) = (diamonds, diamondPoses.map { MarkerPoseEstimator(calibration: estimator?.calibration ?? $0.calibration, side: $0.side) })
         if poseOptions.smooth { analyzer.smoother = PoseSmoother(ids: analyzer.detector.dictionary.count) }
         var session = TrackingSession(analyzer: analyzer, recording: recording)
         var lines = try jsonl.map { _ in try JSONLines(url: jsonURL) }

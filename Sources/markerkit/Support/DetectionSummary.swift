@@ -15,6 +15,9 @@ extension Detect {
         } else if let poses = summary.mapPoses {
             line += summary.frames == 1 ? (poses == 1 ? "; the map's pose" : "; no marker of the map") : "; the map's pose in \(counted(poses, "frame"))"
         }
+        if let diamonds = summary.diamonds {
+            line += "; \(counted(diamonds.count, "diamond"))" + (diamonds.isEmpty ? "" : ": " + diamonds.map { $0.map(String.init).joined(separator: ",") }.joined(separator: " "))
+        }
         if let annotated = summary.annotated { line += " -> \(annotated.relativePath)" }
         return line
     }
