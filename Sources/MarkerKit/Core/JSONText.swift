@@ -5,6 +5,21 @@ import MarkerKitKernels
 /// nothing. Numbers are the shortest text that reads back exactly; what cannot be JSON (NaN, infinity)
 /// is written as null.
 enum JSONText {
+    /// `[[x, y], ...]` of `count` points, point k given by `point(k)`.
+    static func appendPoints(_ count: Int, _ point: (Int) -> (Double, Double), to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
+        for k in 0..<count {
+            if k > 0 { out.append(UInt8(ascii: ",")) }
+            let (x, y) = point(k)
+            out.append(UInt8(ascii: "["))
+            append(x, to: &out)
+            out.append(UInt8(ascii: ","))
+            append(y, to: &out)
+            out.append(UInt8(ascii: "]"))
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+
     static func append(_ value: Double, to out: inout [UInt8]) {
         guard value.isFinite else { return append(literal: "null", to: &out) }
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 32) { buffer in

@@ -277,16 +277,7 @@ public struct DetectionReport: Codable, Sendable {
                     if number > 0 { out.append(UInt8(ascii: ",")) }
                     out.append(UInt8(ascii: "{"))
                     JSONText.append(key: "corners", first: true, to: &out)
-                    out.append(UInt8(ascii: "["))
-                    for (k, corner) in diamond.corners.enumerated() {
-                        if k > 0 { out.append(UInt8(ascii: ",")) }
-                        out.append(UInt8(ascii: "["))
-                        JSONText.append(corner[0], to: &out)
-                        out.append(UInt8(ascii: ","))
-                        JSONText.append(corner[1], to: &out)
-                        out.append(UInt8(ascii: "]"))
-                    }
-                    out.append(UInt8(ascii: "]"))
+                    JSONText.appendPoints(diamond.corners.count, { (diamond.corners[$0][0], diamond.corners[$0][1]) }, to: &out)
                     JSONText.append(key: "ids", to: &out)
                     out.append(UInt8(ascii: "["))
                     for (k, id) in diamond.ids.enumerated() {
@@ -314,16 +305,7 @@ public struct DetectionReport: Codable, Sendable {
                 if number > 0 { out.append(UInt8(ascii: ",")) }
                 out.append(UInt8(ascii: "{"))
                 JSONText.append(key: "corners", first: true, to: &out)
-                out.append(UInt8(ascii: "["))
-                for corner in 0..<4 {
-                    if corner > 0 { out.append(UInt8(ascii: ",")) }
-                    out.append(UInt8(ascii: "["))
-                    JSONText.append(marker.quad[corner].x, to: &out)
-                    out.append(UInt8(ascii: ","))
-                    JSONText.append(marker.quad[corner].y, to: &out)
-                    out.append(UInt8(ascii: "]"))
-                }
-                out.append(UInt8(ascii: "]"))
+                JSONText.appendPoints(4, { (marker.quad[$0].x, marker.quad[$0].y) }, to: &out)
                 JSONText.append(key: "id", to: &out)
                 JSONText.append(marker.id, to: &out)
                 if let pose = marker.pose {
