@@ -104,6 +104,23 @@ import MarkerKit
         #expect(sampled.stdout.contains("read by another, missed by markerkit: opencv "), "\(sampled.stdout)")
     }
 
+    /// `render --profile cluttered` writes markers on cards among clutter (3-30 a scene); `verify markers
+    /// --profile cluttered` samples the same scenes for the same seed and names the profile.
+    @Test func theClutteredProfileRendersAndVerifies() throws {
+        let dir = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let render = try CLI.run(["render", "--profile", "cluttered", "--count", "2", "--size", "640x480", "--seed", "3", "-o", "clutter"], in: dir)
+        #expect(render.status == 0, "\(render.stderr)")
+        #expect(render.stdout.contains("rendered 2 cluttered scenes 640x480"), "\(render.stdout)")
+        let truth = try RenderTruthFile.read(from: dir.appendingPathComponent("clutter/truth.json"))
+        #expect(truth.scenes.allSatisfy { (3...30).contains($0.markers.count) })
+        let markers = truth.scenes.flatMap(\.markers).count
+        let sampled = try CLI.run(["verify", "markers", "--profile", "cluttered", "--renders", "2", "--size", "640x480", "--seed", "3", "--jobs", "1"], in: dir)
+        #expect(sampled.status == 0, "\(sampled.stderr)")
+        #expect(sampled.stdout.contains("\(markers) markers in 2 renders, cluttered profile"), "\(sampled.stdout)")
+        #expect(sampled.stdout.contains("read by another, missed by markerkit: opencv 0 markers"), "\(sampled.stdout)")
+    }
+
     /// `--start N` renders scene N of the seed and on, the same images and truth as rendering from 0.
     @Test func renderStartsAtAScene() throws {
         let dir = try makeDirectory()
@@ -129,6 +146,8 @@ import MarkerKit
         (["render", "--profile", "touching", "--clip", "3", "-o", "c.avi"], 64, "--profile touching does not apply"),
         (["render", "--profile", "touching", "--board", "charuco", "-o", "r"], 64, "--profile touching does not apply"),
         (["verify", "markers", "--profile", "touching", "--truth", "set"], 64, "--profile touching does not apply"),
+        (["render", "--profile", "cluttered", "--board", "charuco", "-o", "r"], 64, "--profile cluttered does not apply"),
+        (["render", "--profile", "cluttered", "--clip", "3", "-o", "c.avi"], 64, "--profile cluttered does not apply"),
         (["render", "--count", "0", "-o", "r"], 64, "--count 0"),
         (["render", "--size", "12x", "-o", "r"], 64, "'12x' is invalid for '--size <WxH>'"),
         (["render", "--noise", "-3", "-o", "r"], 64, "--noise"),

@@ -382,6 +382,9 @@ public struct MarkerVerificationSummary: Codable, Sendable {
         if profile == "touching" {
             return "\(renders) markers in \(scenes ?? 0) renders, touching profile (marker chessboards and tight grids) \(width)x\(height), seed \(seed), camera \(camera)"
         }
+        if profile == "cluttered" {
+            return "\(renders) markers in \(scenes ?? 0) renders, cluttered profile (markers on cards among text, squares and codes of no dictionary) \(width)x\(height), seed \(seed), camera \(camera)"
+        }
         return "\(renders) renders \(width)x\(height), seed \(seed), camera \(camera)"
     }
 

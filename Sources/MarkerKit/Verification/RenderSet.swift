@@ -6,13 +6,37 @@ import Foundation
 /// its truth is left; files under other names stay.
 public struct RenderSet {
     /// Whose scenes: one marker a render through `camera`, phone photos of several (each with its
-    /// camera), sheets of touching markers through `camera` (`TouchingSceneSampler`), or views of a
-    /// ChArUco board through `camera` (`CharucoSceneSampler`).
+    /// camera), sheets of touching markers through `camera` (`TouchingSceneSampler`), markers on cards in
+    /// a cluttered room through `camera` (`ClutterSceneSampler`), or views of a ChArUco board through
+    /// `camera` (`CharucoSceneSampler`).
     public enum Profile: Sendable {
         case camera(CameraCalibration)
         case phone
         case touching(CameraCalibration)
+        case cluttered(CameraCalibration)
         case charuco(CharucoBoard, CameraCalibration)
+
+        /// The profile's scenes for `seed`; a ChArUco board bent `sag` mm out of plane.
+        public func sampler(seed: UInt64, dictionary: MarkerDictionary, sag: Double = 0) -> any SceneSampler {
+            switch self {
+            case .camera(let c): return MarkerSceneSampler(camera: c, width: c.imageWidth, height: c.imageHeight, seed: seed, dictionary: dictionary)
+            case .phone: return PhoneSceneSampler(seed: seed, dictionary: dictionary)
+            case .touching(let c): return TouchingSceneSampler(camera: c, width: c.imageWidth, height: c.imageHeight, seed: seed, dictionary: dictionary)
+            case .cluttered(let c): return ClutterSceneSampler(camera: c, width: c.imageWidth, height: c.imageHeight, seed: seed, dictionary: dictionary)
+            case .charuco(let board, let c):
+                var boards = CharucoSceneSampler(board: board, camera: c, seed: seed)
+                boards.views.sag = sag
+                return boards
+            }
+        }
+
+        /// Whether its scenes keep the noise, blur and JPEG they were sampled with (else none unless asked).
+        var keepsSampledDegradations: Bool {
+            switch self {
+            case .phone, .touching, .cluttered: return true
+            case .camera, .charuco: return false
+            }
+        }
     }
 
     public var profile: Profile
@@ -21,8 +45,8 @@ public struct RenderSet {
     public var count: Int
     /// The first scene rendered; scenes before it are sampled (cheap) and skipped.
     public var start = 0
-    /// Degradations that replace what was sampled; nil keeps the sampled one for phone photos and
-    /// touching markers and means none (no noise, no blur, no JPEG) with a camera.
+    /// Degradations that replace what was sampled; nil keeps the sampled one for phone photos, touching
+    /// markers and cluttered scenes and means none (no noise, no blur, no JPEG) with a camera.
     public var noise: Double?
     public var blur: Double?
     public var jpegQuality: Int?
@@ -71,22 +95,10 @@ public struct RenderSet {
     }
 
     private func render(into directory: URL, written: inout [URL], progress: (Int, Int, String) throws -> Void) throws -> [String] {
-        var phone = false, keepsSampled = false
-        var sampler: any SceneSampler
-        switch profile {
-        case .camera(let camera):
-            sampler = MarkerSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed, dictionary: dictionary)
-        case .phone:
-            (phone, keepsSampled) = (true, true)
-            sampler = PhoneSceneSampler(seed: seed, dictionary: dictionary)
-        case .touching(let camera):
-            keepsSampled = true
-            sampler = TouchingSceneSampler(camera: camera, width: camera.imageWidth, height: camera.imageHeight, seed: seed, dictionary: dictionary)
-        case .charuco(let board, let camera):
-            var boards = CharucoSceneSampler(board: board, camera: camera, seed: seed)
-            boards.views.sag = sag
-            sampler = boards
-        }
+        var phone = false
+        if case .phone = profile { phone = true }
+        let keepsSampled = profile.keepsSampledDegradations
+        var sampler = profile.sampler(seed: seed, dictionary: dictionary, sag: sag)
         let renderer = SceneRenderer()
         var entries: [RenderTruthFile.SceneEntry] = []
         var first: CameraCalibration?

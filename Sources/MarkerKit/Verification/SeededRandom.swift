@@ -20,6 +20,17 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         range.lowerBound + (range.upperBound - range.lowerBound) * unit()
     }
 
+    /// Log-uniform in `range` (both bounds above 0).
+    public mutating func logUniform(_ range: ClosedRange<Double>) -> Double {
+        exp(uniform(log(range.lowerBound)...log(range.upperBound)))
+    }
+
+    /// True with probability `p`.
+    public mutating func chance(_ p: Double) -> Bool { unit() < p }
+
+    /// An index in 0..<count (count > 0).
+    public mutating func pick(_ count: Int) -> Int { min(count - 1, Int(unit() * Double(count))) }
+
     /// Standard normal (Box-Muller).
     public mutating func gaussian() -> Double {
         let u1 = max(unit(), 1e-300), u2 = unit()

@@ -64,8 +64,8 @@ public struct TouchingSceneSampler: SceneSampler {
     }
 
     private mutating func uniform(_ range: ClosedRange<Double>) -> Double { random.uniform(range) }
-    private mutating func chance(_ p: Double) -> Bool { random.unit() < p }
-    private mutating func pick(_ count: Int) -> Int { min(count - 1, Int(random.unit() * Double(count))) }
+    private mutating func chance(_ p: Double) -> Bool { random.chance(p) }
+    private mutating func pick(_ count: Int) -> Int { random.pick(count) }
 
     public mutating func nextScene() throws -> SampledScene {
         for _ in 0..<200 {

@@ -16,6 +16,9 @@ struct Render: ParsableCommand {
         itself is never in it). With --profile touching each image is a sheet of markers that touch: \
         ArUco's marker chessboard (diagonal neighbours share a corner) or a tight grid (a quarter to one \
         cell apart), 16-120 px markers, sharp or blurred, face-on or tilted, square to the image or turned. \
+        With --profile cluttered each image is 3-30 markers on cards among pages of text, grids of gray \
+        and black squares, codes of no dictionary and lone dark squares, on a textured background or in \
+        front of a printed poster, with a webcam's noise, blur and (three times in ten) JPEG. \
         --noise, --blur and --jpeg, when given, replace what the profile sampled.
         With --board (and no --clip) each image is a view of a ChArUco board instead, whole in the image or \
         leaving it (half of each), tilted 0-60°, optionally bent (--bend); truth.json then also holds the \
@@ -32,6 +35,7 @@ struct Render: ParsableCommand {
           markerkit render --board charuco --count 20 --k1 -0.4 --blur 0.8 -o boards/
           markerkit render --profile phone --count 5 -o phone/
           markerkit render --profile touching --count 20 -o touching/
+          markerkit render --profile cluttered --size 640x480 --count 20 -o cluttered/
         """
     )
 
@@ -76,14 +80,15 @@ struct Render: ParsableCommand {
         try checkDegradations(noise: noise ?? 0, blur: blur ?? 0)
         if let jpeg { try InputRange.check(jpeg, in: RenderLimits.jpegQuality, "--jpeg") }
         try profileOption.check(size: size, calibration: calibration)
-        if board != nil, profileOption.isPhone { throw MarkerKitError.invalidArgument("--board renders a ChArUco board: --profile phone does not apply") }
         let camera = profileOption.isPhone ? nil : try replacingK1(k1, of: renderCamera(calibration: calibration, size: size ?? .webcam))
         let charuco = try board.map(BoardOptions.renderedCharuco)
         if let charuco, dictionaryOption.dictionary != .arucoOriginal, dictionaryOption.dictionary != charuco.dictionary {
             throw MarkerKitError.invalidArgument("--dictionary \(dictionaryOption.dictionary.name) differs from the board's \(charuco.dictionary.name): leave it out")
         }
-        if charuco != nil, profileOption.isTouching { throw MarkerKitError.invalidArgument("--board renders a ChArUco board: --profile touching does not apply") }
-        var set = RenderSet(profile: camera.map { c in charuco.map { .charuco($0, c) } ?? (profileOption.isTouching ? .touching(c) : .camera(c)) } ?? .phone, seed: seed,
+        if charuco != nil, profileOption.profile != .default {
+            throw MarkerKitError.invalidArgument("--board renders a ChArUco board: --profile \(profileOption.profile.rawValue) does not apply")
+        }
+        var set = RenderSet(profile: camera.map { c in charuco.map { .charuco($0, c) } ?? profileOption.renderProfile(camera: c) } ?? .phone, seed: seed,
                             dictionary: dictionaryOption.dictionary, count: count)
         set.sag = bend?.millimetres ?? 0
         set.start = start
@@ -101,7 +106,7 @@ struct Render: ParsableCommand {
         if let camera, let charuco {
             print("rendered \(count) views of the ChArUco \(charuco.summary) board\(bend.map { ", bent \($0)," } ?? "") \(camera.imageWidth)x\(camera.imageHeight) into \(directory)/ with truth.json (camera \(camera.name), seed \(seed))")
         } else if let camera {
-            print("rendered \(count) \(profileOption.isTouching ? "sheets of touching markers" : "images") \(camera.imageWidth)x\(camera.imageHeight) into \(directory)/ with truth.json (camera \(camera.name), seed \(seed))")
+            print("rendered \(count) \(profileOption.isTouching ? "sheets of touching markers" : profileOption.profile == .cluttered ? "cluttered scenes" : "images") \(camera.imageWidth)x\(camera.imageHeight) into \(directory)/ with truth.json (camera \(camera.name), seed \(seed))")
         } else {
             print("rendered \(count) phone photos (\(outcome.sizes.joined(separator: ", "))) into \(directory)/ with truth.json (camera builtin-phone, seed \(seed))")
         }

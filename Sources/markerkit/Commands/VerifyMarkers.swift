@@ -20,7 +20,9 @@ struct VerifyMarkers: ParsableCommand {
         trial per marker, also broken down by optical blur, motion blur, JPEG quality, the print beside \
         the marker and the paper between them. Default 100 renders (about 520 markers; about 2 minutes on 2 cores).
         With --profile touching the renders are sheets of markers that touch (ArUco's marker chessboard, \
-        tight grids; default 200), and the table says how many markers OpenCV read that MarkerKit missed.
+        tight grids; default 200); with --profile cluttered, markers on cards among text, squares and codes \
+        of no dictionary on a textured or printed background (default 200). Every table says how many \
+        markers another detector read that MarkerKit missed.
 
         Renders are made and measured on every core at once (--jobs); every figure is the same as with \
         --jobs 1 but the times, which are each detector's own time per image while the other cores work \
@@ -32,10 +34,11 @@ struct VerifyMarkers: ParsableCommand {
           markerkit render --count 50 -o testset && markerkit verify markers --truth testset
           markerkit verify markers --profile phone --seed 7
           markerkit verify markers --profile touching
+          markerkit verify markers --profile cluttered --size 640x480
         """
     )
 
-    @Option(help: "Number of renders, 1-1000000 (default 1000; 100 with --profile phone).") var renders: Int?
+    @Option(help: "Number of renders, 1-1000000 (default 1000; 100 with --profile phone, 200 with touching or cluttered).") var renders: Int?
     @Option(help: "Seed: the same seed gives the same scenes.") var seed: UInt64 = 7
     @OptionGroup var profileOption: ProfileOption
     @Option(help: ArgumentHelp("Image size in pixels, without --calibration (default 1280x720).", valueName: "WxH"), transform: ImageSize.parse)
@@ -49,12 +52,12 @@ struct VerifyMarkers: ParsableCommand {
     @OptionGroup var jobs: JobsOption
     @OptionGroup var forceOption: ForceOption
 
-    /// Renders by default: 1000 of one marker, 100 phone photos of several.
-    static let defaultRenders = 1000, defaultPhoneRenders = 100, defaultTouchingRenders = 200
+    /// Renders by default: 1000 of one marker, 100 phone photos of several, 200 sheets or scenes of several.
+    static let defaultRenders = 1000, defaultPhoneRenders = 100, defaultSeveralRenders = 200
 
     func run() throws {
         let phone = profileOption.isPhone
-        let renders = renders ?? (phone ? Self.defaultPhoneRenders : profileOption.isTouching ? Self.defaultTouchingRenders : Self.defaultRenders)
+        let renders = renders ?? (phone ? Self.defaultPhoneRenders : profileOption.profile == .default ? Self.defaultRenders : Self.defaultSeveralRenders)
         try InputRange.check(renders, in: RenderLimits.markerRenders, "--renders")
         try profileOption.check(size: size, calibration: calibration)
         if profileOption.profile != .default, truth != nil {
@@ -87,10 +90,7 @@ struct VerifyMarkers: ParsableCommand {
             trials = try MarkerVerification.run(truth: truthFile.file, folder: truthFile.folder, contenders: contenders, jobs: jobCount,
                                                 progress: step)
         } else {
-            let (w, h) = (camera.imageWidth, camera.imageHeight)
-            let sampler: any SceneSampler = phone ? PhoneSceneSampler(seed: seed, dictionary: dictionary)
-                : profileOption.isTouching ? TouchingSceneSampler(camera: camera, width: w, height: h, seed: seed, dictionary: dictionary) as any SceneSampler
-                : MarkerSceneSampler(camera: camera, width: w, height: h, seed: seed, dictionary: dictionary)
+            let sampler = profileOption.renderProfile(camera: camera).sampler(seed: seed, dictionary: dictionary)
             var verification = MarkerVerification(contenders: contenders, renders: renders, sampler: sampler)
             trials = try verification.run(jobs: jobCount, progress: step)
         }
