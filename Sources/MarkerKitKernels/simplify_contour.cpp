@@ -183,6 +183,7 @@ int32_t douglas_peucker(const int32_t *points, int32_t count, double epsilon, in
     }
     // Vertices found so far, in contour order from a (indices, unwrapped: a <= v < a + count).
     constexpr int32_t limit = 64;
+    const int32_t bail = 2 * capacity < limit ? 2 * capacity : limit;
     int32_t vertices[limit + 2];
     int32_t found = 0;
     const int32_t bu = b > a ? b : b + count;
@@ -209,7 +210,10 @@ int32_t douglas_peucker(const int32_t *points, int32_t count, double epsilon, in
         }
         stack[top++] = {f.index, chain.end};
         stack[top++] = {chain.start, f.index};
-        if (top + found > limit) return capacity + 1; // each chain still gives at least one vertex
+        // Each chain still gives at least one vertex; the last pass below takes back only vertices within
+        // epsilon of their neighbours' line, a few at most: a polygon past twice the capacity here ends
+        // past it (on a page of text most contours do, and splitting them on was most of this function).
+        if (top + found > bail) return capacity + 1;
     }
     // A vertex within epsilon of the line through its neighbours (between them) adds nothing.
     for (int32_t i = 0; i < found && found > 3;) {

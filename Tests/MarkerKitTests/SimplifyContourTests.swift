@@ -12,6 +12,8 @@ import Testing
         var images = [try GrayImage(contentsOf: Fixtures.url("aruco-original-photos/single/image-test.png")),
                       try GrayImage(contentsOf: Fixtures.url("aruco-original-photos/board/image-test.png"))]
         images.append(try SceneRenderer().render(BenchmarkScenes.markers(count: 20, width: 640, height: 480, seed: 3)))
+        // Clutter: pages of text and grids of squares, whose contours mostly end past eight vertices.
+        images += try BenchmarkScenes.cluttered(count: 10, width: 640, height: 480, frames: 3).map { try SceneRenderer().render($0.scene) }
         var contours = Contours.ContourSet(), binary = GrayImage.empty
         var total = 0, quadsCV = 0, quadsOurs = 0, sameQuads = 0, sameCount = 0
         var ours = [Int32](repeating: 0, count: 16), theirs = [Int32](repeating: 0, count: 16)

@@ -11,16 +11,16 @@ extension MarkerDetector {
         guard !measure("light cards", &reader.timings, { ReadCheck.isLightCard(quad, in: image) }) else { return nil }
         guard let first = try read(quad, in: image, reader: reader),
               Double(first.borderErrors) <= p.maxBorderErrorRate * Double(first.borderCells) else { return nil }
-        guard p.refineCorners else { return checked(decode(first, quad: quad), grid: first, quad: quad, in: image, reader: reader) }
+        guard p.refineCorners else { return checked(decode(first, quad: quad, reader: reader), grid: first, quad: quad, in: image, reader: reader) }
         // A black border: refine the corners and read the code again from them. The refined read is
         // the one reported; when both reads are sure they must agree, since a code read from a grid
         // that is a cell fraction off can be another valid ID.
         let (refined, noise) = measure("corner refinement", &reader.timings) { CornerRefiner.refineMeasured(quad, in: image, scratch: &reader.refiner) }
         guard refined != quad else {
             // No edge could be fitted (an edge hidden or at the image border): the polygon's corners.
-            return checked(decode(first, quad: quad), grid: first, quad: quad, in: image, reader: reader)
+            return checked(decode(first, quad: quad, reader: reader), grid: first, quad: quad, in: image, reader: reader)
         }
-        let early = decode(first, quad: quad)
+        let early = decode(first, quad: quad, reader: reader)
         if let early, Self.cornersMoved(from: quad, to: refined) <= 0.25 * refined.perimeter / 4 / Double(dictionary.markerSize + 2) {
             // Corners that moved under a quarter of a cell keep every cell's sampled middle inside its cell:
             // the first read stands, checked on its own square, and the square is not unwarped and read again
@@ -33,7 +33,7 @@ extension MarkerDetector {
         }
         guard let second = try read(refined, in: image, reader: reader),
               Double(second.borderErrors) <= p.maxBorderErrorRate * Double(second.borderCells) else { return nil }
-        if let marker = decode(second, quad: refined) {
+        if let marker = decode(second, quad: refined, reader: reader) {
             if let early, early.id != marker.id { return nil }
             return checked(marker, grid: second, quad: refined, in: image, reader: reader).map { measured($0, refined: refined, noise: noise, in: image, reader: reader) }
         } else if let early {
@@ -66,7 +66,7 @@ extension MarkerDetector {
         guard let turn = (0..<4).first(where: { marker.quad[0] == refined[$0] }) else { return marker }
         let cells = dictionary.markerSize + 2
         var quad = marker.quad, noise = noise
-        if let settled = CornerRefiner.insideBorder(refined, cells: cells, in: image, scratch: &reader.refiner) {
+        if let settled = measure("corner refinement", &reader.timings, { CornerRefiner.insideBorder(refined, cells: cells, in: image, scratch: &reader.refiner) }) {
             quad = Quad(settled.quad[turn], settled.quad[(turn + 1) % 4], settled.quad[(turn + 2) % 4], settled.quad[(turn + 3) % 4])
             noise = settled.noise
         }
@@ -77,15 +77,21 @@ extension MarkerDetector {
     /// corners of the square last unwarped into the reader (in the grid's order).
     private func checked(_ marker: MarkerDetection?, grid: Reading, quad: Quad, in image: GrayImage,
                          reader: DetectorWorkspace.Reader) -> MarkerDetection? {
+        measure("read checks", &reader.timings) { check(marker, grid: grid, quad: quad, in: image, reader: reader) }
+    }
+
+    private func check(_ marker: MarkerDetection?, grid: Reading, quad: Quad, in image: GrayImage,
+                       reader: DetectorWorkspace.Reader) -> MarkerDetection? {
         guard let marker, let decoded = dictionary.decode(grid.data) else { return marker }
         let p = parameters
         let code = dictionary.bits(for: decoded.id).rotatedClockwise(decoded.rotation)
-        guard ReadCheck.ringCellsAreInk(square: reader.square, pixelsPerCell: p.pixelsPerCell, code: code) else { return nil }
+        let means = ReadCheck.cellMeans(reader.square, pixelsPerCell: p.pixelsPerCell)
+        guard ReadCheck.ringCellsAreInk(means: means, code: code), ReadCheck.borderIsInk(means: means, code: code) else { return nil }
         if code.side != 5 {
             let threshold = Otsu.split(reader.square, border: p.pixelsPerCell).threshold
             if ReadCheck.readsBetterAsOtherSize(square: reader.square, side: grid.side, threshold: threshold) { return nil }
         }
-        guard ReadCheck.borderStandsOut(quad: quad, in: image, square: reader.square, pixelsPerCell: p.pixelsPerCell, code: code) else { return nil }
+        guard ReadCheck.borderStandsOut(quad: quad, in: image, means: means, code: code) else { return nil }
         let helped = grid.data != code || grid.confidence < p.minCellConfidence
         guard helped else { return marker }
         let threshold = Otsu.split(reader.square, border: p.pixelsPerCell).threshold
@@ -119,7 +125,7 @@ extension MarkerDetector {
     }
 
     /// Stage 8: the code, when every data cell is read surely enough.
-    private func decode(_ reading: Reading, quad: Quad) -> MarkerDetection? {
-        CodeReader.read(grid: reading, quad: quad, dictionary: dictionary, parameters: parameters)
+    private func decode(_ reading: Reading, quad: Quad, reader: DetectorWorkspace.Reader) -> MarkerDetection? {
+        measure("decoding", &reader.timings) { CodeReader.read(grid: reading, quad: quad, dictionary: dictionary, parameters: parameters) }
     }
 }
