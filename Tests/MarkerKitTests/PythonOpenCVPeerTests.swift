@@ -51,6 +51,32 @@ struct PythonOpenCVPeerTests {
         }
     }
 
+    /// The markers task on cluttered frames (written as PNG, as the bench writes them): the peer's IDs and
+    /// centres are the linked detectMarkers' (both OpenCV 4.6, default parameters), in DICT_ARUCO_ORIGINAL
+    /// and in DICT_4X4_50; a time for every run.
+    @Test func markersEqualTheLinkedOpenCVsOnClutteredFrames() throws {
+        let peer = try PythonOpenCVPeer(python: Self.python)
+        for dictionary in [MarkerDictionary.arucoOriginal, MarkerDictionary.named(.dict4x4_50)] {
+            let scenes = try BenchmarkScenes.cluttered(count: 10, width: 640, height: 480, frames: 2, dictionary: dictionary)
+            let images = try scenes.map { try SceneRenderer().render($0.scene) }
+            let frames = try PeerFrames(images)
+            let answers = try peer.markers(frames.urls, dictionary: dictionary, repeats: 2, threads: 1)
+            #expect(answers.map(\.file) == frames.urls.map(\.lastPathComponent))
+            var read = 0
+            for (image, answer) in zip(images, answers) {
+                let linked = try OpenCVArucoDetector(dictionary: dictionary).detect(in: image).sorted { $0.id < $1.id }
+                let theirs = answer.detections.sorted { $0.id < $1.id }
+                #expect(answer.times.count == 2 && answer.times.allSatisfy { $0 > 0 })
+                #expect(theirs.map(\.id) == linked.map(\.id), "\(dictionary.name) \(answer.file)")
+                for (a, b) in zip(theirs, linked) { #expect(a.center.distance(to: b.center) < 0.01) }
+                read += theirs.count
+            }
+            print("measured: \(dictionary.name), 2 cluttered frames: the peer (OpenCV \(peer.version)) reads \(read) markers, as the linked OpenCV")
+            #expect(read >= 15)
+            withExtendedLifetime(frames) {}
+        }
+    }
+
     @Test func aProgramThatIsNotThePeerIsOneClearError() throws {
         for (path, words) in [("/bin/false", "failed"), ("/nonexistent/python", "cannot run")] {
             do {

@@ -37,6 +37,15 @@ public enum BenchmarkScenes {
         return Scene(camera: camera, width: width, height: height, targets: targets, degradations: d, seed: random.next())
     }
 
+    /// `frames` webcam frames of `count` markers on cards among clutter (`ClutterSceneSampler`), one seed
+    /// per size and count.
+    public static func cluttered(count: Int, width: Int, height: Int, frames: Int, dictionary: MarkerDictionary = .arucoOriginal) throws -> [SampledScene] {
+        var sampler = ClutterSceneSampler(camera: BuiltInCamera.webcam(width: width, height: height), width: width, height: height,
+                                          seed: UInt64(width * 131 + count), dictionary: dictionary)
+        sampler.markerCount = count...count
+        return try (0..<frames).map { _ in try sampler.nextScene() }
+    }
+
     /// The bench's phone cases: photos of the phone profile (`PhoneSceneSampler`) at one size.
     public enum PhoneCase: String, CaseIterable, Sendable {
         case portrait = "phone 3024x4032 portrait"

@@ -51,18 +51,18 @@ public struct DetectorBenchmark {
             func r(_ v: Double?) -> String { v.map { String(format: "%5.1f%%", 100 * $0) } ?? "    - " }
             var lines: [String] = []
             if !markerCases.isEmpty { lines += ["marker detection (rendered cases: \(dictionary)): median ms per frame (ratio to markerkit) and recall", ""] }
-            if !markerCases.isEmpty { lines.append("case                                          markerkit        opencv                aruco3                threshold     recall mk / cv / a3") }
+            if !markerCases.isEmpty { lines.append("case".padding(toLength: 52, withPad: " ", startingAt: 0) + "markerkit        opencv                aruco3                threshold     recall mk / cv / a3") }
             for c in markerCases {
                 let ours = c.milliseconds["markerkit"] ?? .nan
                 func cell(_ name: String) -> String {
                     guard let v = c.milliseconds[name] else { return "     -              " }
                     return f(v) + String(format: " (%5.2fx)   ", v / ours)
                 }
-                lines.append(c.name.padding(toLength: 44, withPad: " ", startingAt: 0) + f(ours) + "      " + cell("opencv") + cell("aruco3")
+                lines.append(c.name.padding(toLength: 50, withPad: " ", startingAt: 0) + f(ours) + "      " + cell("opencv") + cell("aruco3")
                     + f(c.milliseconds["threshold"]) + "     " + [r(c.recall["markerkit"]), r(c.recall["opencv"]), r(c.recall["aruco3"])].joined(separator: " "))
-                // Peers (AprilTag 3) on a line of their own below.
+                // Peers (AprilTag 3, the newest OpenCV) on a line of their own below.
                 for name in c.milliseconds.keys.sorted() where !["markerkit", "opencv", "aruco3", "threshold"].contains(name) {
-                    lines.append("  " + name.padding(toLength: 42, withPad: " ", startingAt: 0) + "      -      " + cell(name) + "                    "
+                    lines.append("  " + name.padding(toLength: 48, withPad: " ", startingAt: 0) + "      -      " + cell(name) + "                    "
                         + "                    recall " + r(c.recall[name]))
                 }
             }
@@ -113,6 +113,9 @@ public struct DetectorBenchmark {
     /// Other detectors of `dictionary` timed beside OpenCV on the rendered frames and phone photos (AprilTag
     /// 3 for the AprilTag families), each on a line of its own; not on the video (DICT_ARUCO_ORIGINAL).
     public var peers: [MarkerVerification.Contender] = []
+    /// Another OpenCV (the newest, as pip ships it) timed on every marker case's frames, written to disk as
+    /// PNG for it, with the same thread count; its row is named `opencv-VERSION`.
+    public var opencvPeer: PythonOpenCVPeer? = nil
 
     public init(quick: Bool) { self.quick = quick }
 
@@ -187,6 +190,25 @@ public struct DetectorBenchmark {
                 }
             }
         }
+        try runClutteredMarkers(into: &report, renderer: renderer, threads: threads, progress: progress)
+    }
+
+    /// Webcam-size frames of markers on cards among clutter (`ClutterSceneSampler`): 640x480 and 1280x720
+    /// (those of `onlySizes`), 10 and 50 markers (10 with `quick`), 3 frames a case (1 with `quick`).
+    private func runClutteredMarkers(into report: inout Report, renderer: SceneRenderer, threads: Int?, progress: (String) -> Void) throws {
+        let sizes = [(640, 480), (1280, 720)].filter { size in onlySizes.map { $0.contains { $0 == size } } ?? true }
+        for (w, h) in sizes {
+            for count in quick ? [10] : [10, 50] {
+                let frames = quick ? 1 : 3
+                let name = "\(w)x\(h) clutter, \(counted(count, "marker")), \(counted(frames, "frame"))" + (threads.map { ", \(counted($0, "thread"))" } ?? "")
+                progress(name)
+                let scenes = try BenchmarkScenes.cluttered(count: count, width: w, height: h, frames: frames, dictionary: dictionary)
+                var measured = try measure(name: name, images: try scenes.map { try renderer.render($0.scene) }, truths: scenes.map { $0.markers.map(\.truth) },
+                                           dictionary: dictionary, runsPerImage: repeats)
+                measured.threads = threads
+                report.markerCases.append(measured)
+            }
+        }
     }
 
     /// A real video's frames (145, 30 when quick), DICT_ARUCO_ORIGINAL.
@@ -224,6 +246,10 @@ public struct DetectorBenchmark {
 
     /// Whether `detections` hold `marker`: its ID within half its side of where it is.
     static func finds(_ detections: [MarkerDetection], _ marker: SceneTruth.Marker) -> Bool {
+        finds(detections.map { ($0.id, $0.center) }, marker)
+    }
+
+    static func finds(_ detections: [(id: Int, center: Point2)], _ marker: SceneTruth.Marker) -> Bool {
         let centre = Point2(x: marker.corners.map(\.x).reduce(0, +) / 4, y: marker.corners.map(\.y).reduce(0, +) / 4)
         return detections.contains { $0.id == marker.id && $0.center.distance(to: centre) < marker.sidePixels / 2 }
     }
@@ -236,17 +262,17 @@ public struct DetectorBenchmark {
         return (Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18) * 1000
     }
 
-    func measure(name: String, images: [GrayImage], truths: [[SceneTruth.Marker]]?, dictionary: MarkerDictionary) throws -> Case {
+    /// Every contender on `images` (`runsPerImage` runs each; default `repeats` for one image, else one):
+    /// the median time over all runs and recall against `truths`.
+    func measure(name: String, images: [GrayImage], truths: [[SceneTruth.Marker]]?, dictionary: MarkerDictionary,
+                 runsPerImage: Int? = nil) throws -> Case {
         var milliseconds: [String: Double] = [:], recall: [String: Double] = [:], recall20: [String: Double] = [:]
-        for (contender, detect) in contenders(dictionary) {
-            var times: [Double] = []
+        let runs = runsPerImage ?? (images.count > 1 ? 1 : repeats)
+        func score(_ contender: String, times: [Double], found detections: [[(id: Int, center: Point2)]]) {
             var found = 0, present = 0, found20 = 0, present20 = 0
-            for (index, image) in images.enumerated() {
-                var detections: [MarkerDetection] = []
-                for _ in 0..<(images.count > 1 ? 1 : repeats) { times.append(try time { detections = try detect(image) }) }
-                guard let truth = truths?[index] else { continue }
+            for (index, truth) in (truths ?? []).enumerated() {
                 for marker in truth {
-                    let hit = Self.finds(detections, marker)
+                    let hit = Self.finds(detections[index], marker)
                     present += 1
                     found += hit ? 1 : 0
                     if marker.sidePixels >= 20 { present20 += 1; found20 += hit ? 1 : 0 }
@@ -255,6 +281,21 @@ public struct DetectorBenchmark {
             milliseconds[contender] = median(times)
             if present > 0 { recall[contender] = Double(found) / Double(present) }
             if present20 > 0 { recall20[contender] = Double(found20) / Double(present20) }
+        }
+        for (contender, detect) in contenders(dictionary) {
+            var times: [Double] = [], found: [[(id: Int, center: Point2)]] = []
+            for image in images {
+                var detections: [MarkerDetection] = []
+                for _ in 0..<runs { times.append(try time { detections = try detect(image) }) }
+                found.append(detections.map { ($0.id, $0.center) })
+            }
+            score(contender, times: times, found: found)
+        }
+        if let opencvPeer {
+            let frames = try PeerFrames(images)
+            let answers = try opencvPeer.markers(frames.urls, dictionary: dictionary, repeats: runs, threads: WorkerPool.threads)
+            withExtendedLifetime(frames) {}
+            score("opencv-\(opencvPeer.version)", times: answers.flatMap(\.times), found: answers.map(\.detections))
         }
         var binary = [UInt8](repeating: 0, count: images[0].pixels.count)
         milliseconds["threshold"] = median(try (0..<repeats).map { _ in

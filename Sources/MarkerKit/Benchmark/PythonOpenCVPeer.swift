@@ -4,7 +4,7 @@ import Foundation
 /// release, which is what most users of OpenCV run), timed on the same photos in the same run as MarkerKit
 /// and the OpenCV it links (Debian's 4.6). The interpreter runs `script` with a request as JSON on stdin
 /// and answers with JSON on stdout; it decodes each photo itself (`cv2.imread`, grayscale) and times only
-/// the detection, one thread (`cv2.setNumThreads(1)`), the median of the repeats.
+/// the detection, one thread (`cv2.setNumThreads(1)`) unless asked for more, the median of the repeats.
 public struct PythonOpenCVPeer: Sendable {
     public let python: URL
     /// `cv2.__version__`.
@@ -33,6 +33,31 @@ public struct PythonOpenCVPeer: Sendable {
         if let path = environment["MARKERKIT_PEER_PYTHON"], !path.isEmpty { return URL(fileURLWithPath: path) }
         let local = ".build/peers/opencv/bin/python"
         return FileManager.default.isExecutableFile(atPath: local) ? URL(fileURLWithPath: local) : nil
+    }
+
+    /// What OpenCV's marker detector found on one frame and every run's time.
+    public struct MarkerTiming: Decodable, Sendable {
+        public let file: String
+        public let times: [Double]
+        /// Each marker found: ID and the mean of its corners (x, y; pixel centres at integers).
+        public let markers: [[Double]]
+
+        public var detections: [(id: Int, center: Point2)] { markers.map { (Int($0[0]), Point2(x: $0[1], y: $0[2])) } }
+    }
+
+    /// OpenCV's marker detector with its default parameters on each frame (`ArucoDetector.detectMarkers`,
+    /// or `aruco.detectMarkers` before 4.7), `repeats` runs each on `threads` threads, in the order given.
+    public func markers(_ frames: [URL], dictionary: MarkerDictionary, repeats: Int, threads: Int) throws -> [MarkerTiming] {
+        let request: [String: Any] = [
+            "task": "markers", "repeats": max(1, repeats), "threads": max(1, threads), "dictionary": dictionary.name,
+            "photos": frames.map { ["file": $0.lastPathComponent, "path": $0.path] },
+        ]
+        let answer = try Self.run(python, request)
+        guard let list = answer["photos"], let data = try? JSONSerialization.data(withJSONObject: list),
+              let timings = try? JSONDecoder().decode([MarkerTiming].self, from: data), timings.count == frames.count else {
+            throw MarkerKitError.badInput("\(python.path) answered without per-frame markers")
+        }
+        return timings
     }
 
     /// OpenCV's ChArUco pipeline on each photo of a set: `CharucoDetector.detectBoard` (OpenCV 4.7 and
@@ -113,10 +138,12 @@ request = json.load(sys.stdin)
 if request["task"] == "version":
     print(json.dumps({"version": cv2.__version__}))
     sys.exit(0)
-cv2.setNumThreads(1)
+cv2.setNumThreads(request.get("threads", 1))
 
 
-def timed(detect):
+def timed(detect, entry=lambda times, count: {"milliseconds": sorted(times)[len(times) // 2], "corners": count}):
+    """Each photo's detections timed over the repeats; `entry` makes its answer from the times and the
+    last run's result."""
     answers = []
     for photo in request["photos"]:
         gray = cv2.imread(photo["path"], cv2.IMREAD_GRAYSCALE)
@@ -125,9 +152,9 @@ def timed(detect):
         times = []
         for _ in range(request["repeats"]):
             start = time.perf_counter()
-            count = detect(gray)
+            result = detect(gray)
             times.append((time.perf_counter() - start) * 1000)
-        answers.append({"file": photo["file"], "milliseconds": sorted(times)[len(times) // 2], "corners": count})
+        answers.append(dict({"file": photo["file"]}, **entry(times, result)))
     print(json.dumps({"photos": answers}))
 
 
@@ -146,6 +173,20 @@ if request["task"] == "chessboard":
         cv2.cornerSubPix(gray, corners, (half, half), (-1, -1), criteria)
         return 1
     timed(board)
+    sys.exit(0)
+if request["task"] == "markers":
+    dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, request["dictionary"]))
+    if hasattr(cv2.aruco, "ArucoDetector"):
+        detector = cv2.aruco.ArucoDetector(dictionary, cv2.aruco.DetectorParameters())
+        detect = detector.detectMarkers
+    else:
+        parameters = cv2.aruco.DetectorParameters_create()
+        detect = lambda gray: cv2.aruco.detectMarkers(gray, dictionary, parameters=parameters)
+    def markers(times, found):
+        corners, ids = found[0], found[1]
+        centres = [] if ids is None else [[int(i)] + [float(v) for v in c.reshape(4, 2).mean(axis=0)] for c, i in zip(corners, ids.flatten())]
+        return {"times": times, "markers": centres}
+    timed(detect, markers)
     sys.exit(0)
 spec = request["board"]
 dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, spec["dictionary"]))

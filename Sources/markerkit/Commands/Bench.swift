@@ -8,39 +8,7 @@ struct Bench: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         abstract: "Time MarkerKit's detectors against OpenCV's on the same frames, with recall beside every time.",
-        discussion: """
-        Rendered frames at 640x480, 1280x720, 1920x1080 and 3840x2160 with 0, 1, 10 and 50 markers (sides \
-        from 20 px), plus ArUco's test video: MarkerKit's detector, OpenCV's detectMarkers with default \
-        parameters and in ArUco 3 mode, and one threshold pass as the floor. Real photos (a folder with an \
-        expected.json naming each photo's dictionary and IDs: --photos or $MARKERKIT_REAL_PHOTOS; in the \
-        MarkerKit repository, its development photo set), each at full resolution, with recall against the expected IDs. Rendered phone photos \
-        (--profile phone of render and verify): 3024x4032 portrait, 4032x3024 landscape, and 3024x4032 with \
-        print beside every marker, 4 photos each (1 with --quick). Chessboards at 1920x1080 with \
-        and without a board in view: MarkerKit's finder against findChessboardCorners (default flags, \
-        FAST_CHECK) and findChessboardCornersSB. MJPEG camera frames at 640x480 and 1920x1080 (10 markers, \
-        made JPEGs by imencode): MarkerKit's decoder and detector as track runs them against imdecode and \
-        detectMarkers, and the decoders alone. --dictionary sets the rendered frames' and phone photos' \
-        markers and what every detector reads; the video (DICT_ARUCO_ORIGINAL) and the real photos (each \
-        as its expected.json says) keep their own. Real ChArUco photos (a folder of sets with an \
-        expected.json: --charuco-photos or $MARKERKIT_CHARUCO_PHOTOS; in the repository, its set): board \
-        corners and time per photo against OpenCV 4.6's detectMarkers + interpolateCornersCharuco and, with \
-        --peer-python (or after `make peers`), the newest OpenCV's CharucoDetector as pip ships it, timed in \
-        the same run; without one, that detector's count from the file. Real chessboard photos (folders named chessboard-* \
-        with an expected.json, under --chessboard-photos or $MARKERKIT_CHESSBOARD_PHOTOS; in the repository, \
-        Tests/Fixtures), part of chessboards: what calibrate and detect --board do per photo (find + fit) \
-        against findChessboardCorners + cornerSubPix, boards found beside, and the same pipeline in the \
-        newest OpenCV with --peer-python (or after `make peers`). The photo rows run one thread \
-        each. --threads runs the rendered marker cases once per \
-        thread count, MarkerKit's workers and OpenCV's (cv::setNumThreads) given the same, with a folder row \
-        each: 8 frames detected as detect --jobs N runs them, frames a second. Times come true only from an optimised build (make \
-        install, or swift build -c release).
-
-        Examples:
-          markerkit bench --quick
-          markerkit bench --json bench.json
-          markerkit bench --only markers --dictionary 5x5_100
-          markerkit bench --only markers --threads 1,2,all --sizes 640x480,1280x720
-        """
+        discussion: Bench.discussion
     )
 
     @Flag(help: "Fewer sizes and repeats: under a minute on 2 cores.") var quick = false
@@ -49,7 +17,7 @@ struct Bench: ParsableCommand {
     @Option(help: ArgumentHelp("A folder of real photos with an expected.json (default: $MARKERKIT_REAL_PHOTOS, or the development set when run in the repository; none: part skipped).", valueName: "dir")) var photos: String?
     @Option(help: ArgumentHelp("A folder of real ChArUco photo sets with an expected.json (default: $MARKERKIT_CHARUCO_PHOTOS, or the development set when run in the repository; none: part skipped).", valueName: "dir")) var charucoPhotos: String?
     @Option(help: ArgumentHelp("A folder holding chessboard-* photo folders, each with an expected.json (default: $MARKERKIT_CHESSBOARD_PHOTOS, or Tests/Fixtures when run in the repository; none: part skipped).", valueName: "dir")) var chessboardPhotos: String?
-    @Option(help: ArgumentHelp("A Python whose cv2 is the OpenCV to time beside Debian's on the real chessboard and ChArUco photos, e.g. the newest from pip (default: $MARKERKIT_PEER_PYTHON, or the one `make peers` installs when run in the repository; none: not timed).", valueName: "python")) var peerPython: String?
+    @Option(help: ArgumentHelp("A Python whose cv2 is the OpenCV to time beside Debian's on every marker frame and the real chessboard and ChArUco photos, e.g. the newest from pip (default: $MARKERKIT_PEER_PYTHON, or the one `make peers` installs when run in the repository; none: not timed).", valueName: "python")) var peerPython: String?
     @Option(help: ArgumentHelp("Only frames of these sizes, e.g. 640x480,1280x720 (markers part).", valueName: "sizes")) var sizes: String?
     @Option(help: ArgumentHelp("Runs per frame, 1-1000 (default 7, 3 with --quick).", valueName: "n")) var repeats: Int?
     @Flag(help: "Also print MarkerKit's time per detector stage for every marker case, and time OpenCV's first stage (its three threshold windows) alone: with --threads 1,2 --json, scripts/scaling-prediction predicts both at more threads.") var stages = false
@@ -75,7 +43,7 @@ struct Bench: ParsableCommand {
         let defaultCharuco = ProcessInfo.processInfo.environment["MARKERKIT_CHARUCO_PHOTOS"] ?? "../shared/data/charuco-real"
         let charucoFolder = charucoPhotos.map { URL(fileURLWithPath: $0) }
             ?? (FileManager.default.fileExists(atPath: defaultCharuco + "/expected.json") ? URL(fileURLWithPath: defaultCharuco) : nil)
-        let peer = try (only.map { [.charuco, .chessboards].contains($0) } ?? true ? PythonOpenCVPeer.interpreter(explicit: peerPython) : nil).map { python in try naming("--peer-python: ") { try PythonOpenCVPeer(python: python) } }
+        let peer = try (only.map { ![.mjpeg, .photos].contains($0) } ?? true ? PythonOpenCVPeer.interpreter(explicit: peerPython) : nil).map { python in try naming("--peer-python: ") { try PythonOpenCVPeer(python: python) } }
         let charucoBench = try (only == nil || only == .charuco ? charucoFolder : nil)
             .map { CharucoPhotoBenchmark(photos: try CharucoPhotoSets(folder: $0), repeats: quick ? 1 : 3, peer: peer) }
         let defaultChessboards = ProcessInfo.processInfo.environment["MARKERKIT_CHESSBOARD_PHOTOS"] ?? "Tests/Fixtures"
@@ -98,6 +66,7 @@ struct Bench: ParsableCommand {
         benchmark.dictionary = dictionaryOption.dictionary
         if let repeats { benchmark.repeatsOverride = try InputRange.check(repeats, in: RenderLimits.benchmarkRepeats, "--repeats") }
         benchmark.peers = [.aprilTag3(dictionary: dictionaryOption.dictionary)].compactMap { $0 }
+        benchmark.opencvPeer = peer
         if let sizes {
             benchmark.onlySizes = try naming("--sizes: ") {
                 try sizes.split(separator: ",").map { text in
@@ -114,7 +83,7 @@ struct Bench: ParsableCommand {
         if let charucoBench { report.charucoCases = try charucoBench.run { status("bench: \($0)") } }
         endStatus()
         print(report.table)
-        if peer == nil, chessboardBench != nil || charucoBench != nil { note("the newest OpenCV was not timed: `make peers`, or --peer-python PYTHON") }
+        if peer == nil { note("the newest OpenCV was not timed: `make peers`, or --peer-python PYTHON") }
         if let jsonURL { try writeJSON(report, to: jsonURL) }
     }
 }
