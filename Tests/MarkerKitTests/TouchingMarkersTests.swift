@@ -36,21 +36,24 @@ import Testing
     /// The cases the issue found, rendered sharp and face-on: marker chessboards of 24 markers of 24-120 px,
     /// square to the image and turned by 12 and 45 degrees, unblurred and blurred, and a tight grid a
     /// quarter of a cell apart: every marker on the sheet OpenCV reads, MarkerKit reads, and nothing else.
-    @Test(arguments: [TouchingSceneSampler.Layout.markerChessboard, .tightGrid])
-    func sharpSheetsOfTouchingMarkersGiveEveryMarkerOpenCVReads(layout: TouchingSceneSampler.Layout) throws {
+    /// At 1920x1080 (searched at half size) the same sheets, 36-180 px: at most 2% of OpenCV's markers
+    /// missed, not yet none.
+    @Test(arguments: [TouchingSceneSampler.Layout.markerChessboard, .tightGrid], [1280, 1920])
+    func sharpSheetsOfTouchingMarkersGiveEveryMarkerOpenCVReads(layout: TouchingSceneSampler.Layout, width: Int) throws {
         let renderer = SceneRenderer()
+        let height = width * 9 / 16, camera = BuiltInCamera.webcam(width: width, height: height), scale = Double(width) / 1280
         let side = 30.0, (columns, rows) = layout == .tightGrid ? (5, 4) : (8, 6)
         let ids = Array(MarkerDictionary.arucoOriginal.usableIDs.prefix(TouchingSceneSampler.markerCount(layout, columns: columns, rows: rows)))
-        var ours = 0, theirs = 0, missed: [String] = []
-        for pixels in [24.0, 40, 60, 80, 120] where Double(columns) * pixels < 1100 && Double(rows) * pixels < 650 {
+        var ours = 0, theirs = 0, missed: [String] = [], missedMarkers = 0
+        for pixels in [24.0, 40, 60, 80, 120].map({ $0 * scale }) where Double(columns) * pixels < 1100 * scale && Double(rows) * pixels < 650 * scale {
             for spin in [0.0, 12, 45] {
                 for blur in [0.0, 0.6] {
-                    let pose = try MarkerSceneSampler.pose(camera: Self.camera, at: (640, 360), depth: Self.camera.fx * side / pixels,
+                    let pose = try MarkerSceneSampler.pose(camera: camera, at: (Double(width) / 2, Double(height) / 2), depth: camera.fx * side / pixels,
                                                            tiltDegrees: 0, tiltAxis: 0, spin: spin * Double.pi / 180)
                     let pitch = layout == .tightGrid ? side * (1 + 0.25 / 7) : side
                     var d = Degradations()
                     (d.black, d.white, d.background, d.blur) = (20, 235, 235, blur)
-                    let scene = Scene(camera: Self.camera, width: 1280, height: 720,
+                    let scene = Scene(camera: camera, width: width, height: height,
                                       targets: TouchingSceneSampler.sheet(layout, columns: columns, rows: rows, pitch: pitch, side: side, ids: ids,
                                                                           dictionary: MarkerDictionary.arucoOriginal, pose: pose),
                                       degradations: d, seed: 1)
@@ -61,10 +64,17 @@ import Testing
                     #expect(mine.isSubset(of: Set(ids)))
                     (ours, theirs) = (ours + mine.count, theirs + opencv.count)
                     if !opencv.isSubset(of: mine) { missed.append("\(Int(pixels)) px, \(Int(spin))°, blur \(blur): \(opencv.subtracting(mine).count)") }
+                    missedMarkers += opencv.subtracting(mine).count
                 }
             }
         }
-        print("measured: \(layout.rawValue) sheets: MarkerKit \(ours) markers, OpenCV \(theirs)")
+        print("measured: \(layout.rawValue) sheets at \(width)x\(height): MarkerKit \(ours) markers, OpenCV \(theirs), OpenCV's missed \(missedMarkers)")
+        guard width < 1920 else {
+            // Not yet every marker at half-size search: 36 and 60 px sheets lose 8 of about 580 (issue 56).
+            #expect(missedMarkers * 50 <= theirs, "markers OpenCV reads are missed: \(missed)")
+            #expect(ours * 50 >= theirs * 49 && theirs > 0)
+            return
+        }
         #expect(missed.isEmpty, "markers OpenCV reads are missed: \(missed)")
         #expect(ours >= theirs && theirs > 0)
     }
@@ -84,6 +94,23 @@ import Testing
         #expect(ours >= theirs)
         #expect(missed.filter { $0.blur == 0 }.isEmpty)
         #expect(missed.count <= trials.count / 500)
+        #expect(trials.allSatisfy { !$0.outcomes["markerkit"]!.wrongID && $0.outcomes["markerkit"]!.falsePositives == 0 })
+    }
+
+    /// The same renders at 1920x1080, which are searched at half size: at least OpenCV's markers overall,
+    /// and few of its markers missed (39 of 2112, 8 of them sharp: not yet none). Before the half-size search had a 3 px window and hole
+    /// borders (`DetectorParameters.reducedThresholdWindows`, `holeBordersUpToWindow`) it lost 517 of the
+    /// markers OpenCV reads in 60 such renders (recall 56.0% against OpenCV's 80.4%).
+    @Test func sampledTouchingRendersAt1920GiveAtLeastOpenCVsMarkers() throws {
+        let camera = BuiltInCamera.webcam(width: 1920, height: 1080)
+        var verification = MarkerVerification(contenders: [.markerkit, .openCV], renders: 60,
+                                              sampler: TouchingSceneSampler(camera: camera, width: 1920, height: 1080, seed: 7))
+        let trials = try verification.run(jobs: 2)
+        let ours = trials.filter { $0.outcomes["markerkit"]!.found }.count, theirs = trials.filter { $0.outcomes["opencv"]!.found }.count
+        let missed = trials.filter { $0.outcomes["opencv"]!.found && !$0.outcomes["markerkit"]!.found }
+        print("measured: 60 touching renders 1920x1080, \(trials.count) markers: MarkerKit \(ours), OpenCV \(theirs), OpenCV's missed \(missed.count), of them sharp \(missed.filter { $0.blur == 0 }.count)")
+        #expect(ours >= theirs)
+        #expect(missed.count <= trials.count / 40)
         #expect(trials.allSatisfy { !$0.outcomes["markerkit"]!.wrongID && $0.outcomes["markerkit"]!.falsePositives == 0 })
     }
 }

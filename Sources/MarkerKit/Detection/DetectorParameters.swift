@@ -11,11 +11,13 @@ public struct DetectorParameters: Sendable, Equatable {
     /// The largest reduction: 2 keeps a 20 px marker 10 px wide in the search (why not 4: docs/MEASUREMENTS.md,
     /// "Why the detector's parameters are what they are").
     public var maxSearchFactor: Int = 2
-    /// The threshold windows on a reduced frame (one pass: the reduction already evens out sizes). 11
-    /// (22 px at full size, OpenCV's largest is 23): a window narrower than a cell marks only a band along
-    /// each edge of a marker's border, and with optical blur of 2-4 px that band is a thin ring broken by
-    /// noise, whose outline is no 4-gon (the figures: docs/MEASUREMENTS.md, as above).
-    public var reducedThresholdWindows: [Int] = [11]
+    /// The threshold windows on a reduced frame. 11 (22 px at full size, OpenCV's largest is 23) finds
+    /// the markers that stand apart: a window narrower than a cell marks only a band along each edge of a
+    /// marker's border, and with optical blur of 2-4 px that band is a thin ring broken by noise, whose
+    /// outline is no 4-gon (the figures: docs/MEASUREMENTS.md, as above). 3 finds markers that touch (a
+    /// marker chessboard, a tight grid), by the hole borders of their rings (`holeBordersUpToWindow`):
+    /// with 11 alone, 60 touching renders at 1920x1080 lost 517 of the markers OpenCV reads.
+    public var reducedThresholdWindows: [Int] = [3, 11]
     /// On a frame searched at reduced size, dark blobs of the search up to this many full-size pixels
     /// across where no marker was read are searched again at full resolution (`LocalSearch`): markers of
     /// 15-25 px on 2-3 K phone photos, whose half-size outline is not a clean 4-gon, and small markers
@@ -26,8 +28,10 @@ public struct DetectorParameters: Sendable, Equatable {
     /// Threshold windows of at most this size give their contours' hole borders as candidates too (the
     /// others, outer borders only). In a 3 px window a sharp marker is a ring one pixel wide; where two
     /// markers touch at a corner (ArUco's marker chessboards, tight grids) the rings join, the outer border
-    /// runs round both, and the ring's hole border is the marker's only outline. 0: outer borders only.
-    public var holeBordersUpToWindow: Int = 3
+    /// runs round both, and the ring's hole border is the marker's only outline. On a reduced frame the
+    /// 11 px window gives them too: there a blurred touching marker's border is a ring (11 px at half size
+    /// is 22 at full) and the 3 px window's ring is broken by the blur. 0: outer borders only.
+    public var holeBordersUpToWindow: Int = 11
     /// Smallest and largest marker perimeter, relative to the image's larger side. OpenCV: 0.03 and 4.
     public var minPerimeterRate: Double = 0.03
     public var maxPerimeterRate: Double = 4.0
