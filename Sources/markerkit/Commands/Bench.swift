@@ -43,7 +43,9 @@ struct Bench: ParsableCommand {
         let defaultCharuco = ProcessInfo.processInfo.environment["MARKERKIT_CHARUCO_PHOTOS"] ?? "../shared/data/charuco-real"
         let charucoFolder = charucoPhotos.map { URL(fileURLWithPath: $0) }
             ?? (FileManager.default.fileExists(atPath: defaultCharuco + "/expected.json") ? URL(fileURLWithPath: defaultCharuco) : nil)
-        let peer = try (only.map { ![.mjpeg, .photos].contains($0) } ?? true ? PythonOpenCVPeer.interpreter(explicit: peerPython) : nil).map { python in try naming("--peer-python: ") { try PythonOpenCVPeer(python: python) } }
+        // The parts the newest OpenCV is timed in: rendered markers, phone photos, chessboards, ChArUco photos.
+        let timesPeer = only.map { ![.mjpeg, .photos].contains($0) } ?? true
+        let peer = try (timesPeer ? PythonOpenCVPeer.interpreter(explicit: peerPython) : nil).map { python in try naming("--peer-python: ") { try PythonOpenCVPeer(python: python) } }
         let charucoBench = try (only == nil || only == .charuco ? charucoFolder : nil)
             .map { CharucoPhotoBenchmark(photos: try CharucoPhotoSets(folder: $0), repeats: quick ? 1 : 3, peer: peer) }
         let defaultChessboards = ProcessInfo.processInfo.environment["MARKERKIT_CHESSBOARD_PHOTOS"] ?? "Tests/Fixtures"
@@ -83,7 +85,7 @@ struct Bench: ParsableCommand {
         if let charucoBench { report.charucoCases = try charucoBench.run { status("bench: \($0)") } }
         endStatus()
         print(report.table)
-        if peer == nil { note("the newest OpenCV was not timed: `make peers`, or --peer-python PYTHON") }
+        if timesPeer, peer == nil { note("the newest OpenCV was not timed: `make peers`, or --peer-python PYTHON") }
         if let jsonURL { try writeJSON(report, to: jsonURL) }
     }
 }
