@@ -24,6 +24,34 @@ import Testing
         #expect(regions.contains(Box(x0: 0, y0: 0, x1: 20, y1: 20)))
     }
 
+    /// Two markers of 60 px touching at a corner make a sheet: a seed where a lost neighbour would lie is
+    /// searched a marker's side round (its own half size was too little to hold the marker), a blob under a
+    /// quarter of a marker's side keeps its padding, and a seed is searched again only when its padding grows.
+    @Test func seedsNearASheetOfTouchingMarkersArePaddedByAMarkersSide() {
+        func square(_ id: Int, _ x: Double, _ y: Double) -> MarkerDetection {
+            MarkerDetection(id: id, quad: Quad(Point2(x: x, y: y), Point2(x: x + 60, y: y), Point2(x: x + 60, y: y + 60), Point2(x: x, y: y + 60)))
+        }
+        let sheet = [square(1, 400, 400), square(2, 460, 460)], apart = [square(1, 400, 400), square(2, 600, 600)]
+        var sides: [Double] = []
+        LocalSearch.sheetSides(markers: apart, cells: 7, into: &sides)
+        #expect(sides == [0, 0])
+        LocalSearch.sheetSides(markers: sheet, cells: 7, into: &sides)
+        #expect(sides == [60, 60])
+        let seeds = [
+            Box(x0: 170, y0: 240, x1: 180, y1: 250), // 340-360 x 480-500: a piece of the neighbour left of the second marker
+            Box(x0: 200, y0: 193, x1: 206, y1: 196), // a 12 x 6 px blob just above the first marker: no marker's piece
+        ]
+        var regions: [Box] = [], pads: [Int] = []
+        LocalSearch.addRegions(seeds: seeds, factor: 2, imageWidth: 1920, imageHeight: 1080, markers: sheet, sheetSides: sides, maxSide: 128,
+                               pads: &pads, into: &regions)
+        #expect(pads == [60, 8])
+        #expect(regions.contains(Box(x0: 280, y0: 420, x1: 420, y1: 560)))
+        regions.removeAll()
+        LocalSearch.addRegions(seeds: seeds, factor: 2, imageWidth: 1920, imageHeight: 1080, markers: sheet, sheetSides: sides, maxSide: 128,
+                               pads: &pads, into: &regions)
+        #expect(regions.isEmpty)
+    }
+
     /// Only compact convex blobs become seeds: a square does, an L-shaped blob and a long bar do not.
     @Test func seedsAreCompactConvexBlobs() throws {
         func outline(_ points: [(Int32, Int32)]) -> Contours.ContourSet {

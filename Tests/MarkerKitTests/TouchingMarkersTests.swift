@@ -36,8 +36,8 @@ import Testing
     /// The cases the issue found, rendered sharp and face-on: marker chessboards of 24 markers of 24-120 px,
     /// square to the image and turned by 12 and 45 degrees, unblurred and blurred, and a tight grid a
     /// quarter of a cell apart: every marker on the sheet OpenCV reads, MarkerKit reads, and nothing else.
-    /// At 1920x1080 (searched at half size) the same sheets, 36-180 px: at most 2% of OpenCV's markers
-    /// missed, not yet none.
+    /// At 1920x1080 (searched at half size) the same sheets, 36-180 px: 2 of OpenCV's 1172 markers missed
+    /// (16 until seeds near sheets of touching markers were searched a marker's side round).
     @Test(arguments: [TouchingSceneSampler.Layout.markerChessboard, .tightGrid], [1280, 1920])
     func sharpSheetsOfTouchingMarkersGiveEveryMarkerOpenCVReads(layout: TouchingSceneSampler.Layout, width: Int) throws {
         let renderer = SceneRenderer()
@@ -70,9 +70,10 @@ import Testing
         }
         print("measured: \(layout.rawValue) sheets at \(width)x\(height): MarkerKit \(ours) markers, OpenCV \(theirs), OpenCV's missed \(missedMarkers)")
         guard width < 1920 else {
-            // Not yet every marker at half-size search: 36 and 60 px sheets lose 8 of about 580 (issue 56).
-            #expect(missedMarkers * 50 <= theirs, "markers OpenCV reads are missed: \(missed)")
-            #expect(ours * 50 >= theirs * 49 && theirs > 0)
+            // Searched at half size: 1 marker of 576 and 1 of 596 (8 and 8 before seeds near sheets of
+            // touching markers were searched a marker's side round).
+            #expect(missedMarkers <= 1, "markers OpenCV reads are missed: \(missed)")
+            #expect(ours + 1 >= theirs && theirs > 0)
             return
         }
         #expect(missed.isEmpty, "markers OpenCV reads are missed: \(missed)")
@@ -110,7 +111,7 @@ import Testing
         let missed = trials.filter { $0.outcomes["opencv"]!.found && !$0.outcomes["markerkit"]!.found }
         print("measured: 60 touching renders 1920x1080, \(trials.count) markers: MarkerKit \(ours), OpenCV \(theirs), OpenCV's missed \(missed.count), of them sharp \(missed.filter { $0.blur == 0 }.count)")
         #expect(ours >= theirs)
-        #expect(missed.count <= trials.count / 40)
+        #expect(missed.count <= trials.count / 80) // 23 of 2112 (39 before seeds near sheets of touching markers were searched wider)
         #expect(trials.allSatisfy { !$0.outcomes["markerkit"]!.wrongID && $0.outcomes["markerkit"]!.falsePositives == 0 })
     }
 }

@@ -20,6 +20,9 @@ public final class DetectorWorkspace {
     /// and the candidates and markers it found.
     var seeds: [LocalSearch.Box] = []
     var regions: [LocalSearch.Box] = []
+    /// Each seed's padding when last searched, and each marker's side when it touches another (LocalSearch.addRegions).
+    var seedPads: [Int] = []
+    var sheetSides: [Double] = []
     var cropPixels: [UInt8] = []
     var cropQuads: [Quad] = []
     var localQuads: [Quad] = []

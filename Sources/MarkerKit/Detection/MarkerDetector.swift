@@ -163,39 +163,56 @@ public struct MarkerDetector: Sendable {
     }
 
     /// Stage 4b (`LocalSearch`): the regions around seeds where no marker was read, thresholded, traced
-    /// and read again at full resolution; their markers added to `markers`.
+    /// and read again at full resolution; their markers added to `markers`. Seeds near markers that touch
+    /// others (a sheet of them) are searched a marker's side round, and again when markers found there
+    /// touch them (at most `sheetRounds` searches).
     private func searchLocally(in image: GrayImage, factor: Int, workspace: DetectorWorkspace, timings: inout StageTimings?,
                                markers: inout [MarkerDetection]) throws {
         let p = parameters
         var regions = workspace.regions, cropQuads = workspace.cropQuads, found = workspace.localQuads, local = workspace.localMarkers
+        var pads = workspace.seedPads, sides = workspace.sheetSides
         (workspace.regions, workspace.cropQuads, workspace.localQuads, workspace.localMarkers) = ([], [], [], [])
-        defer { (workspace.regions, workspace.cropQuads, workspace.localQuads, workspace.localMarkers) = (regions, cropQuads, found, local) }
-        measure("local search", &timings) {
-            LocalSearch.regions(seeds: workspace.seeds, factor: factor, imageWidth: image.width, imageHeight: image.height,
-                                markers: markers, maxSide: p.localSearchMaxSide, into: &regions)
+        (workspace.seedPads, workspace.sheetSides) = ([], [])
+        defer {
+            (workspace.regions, workspace.cropQuads, workspace.localQuads, workspace.localMarkers) = (regions, cropQuads, found, local)
+            (workspace.seedPads, workspace.sheetSides) = (pads, sides)
         }
-        guard !regions.isEmpty else { return }
         let limits = Self.contourLengthLimits(longSide: max(image.width, image.height), factor: 1, parameters: p)
         let margin = (p.thresholdWindows.max() ?? 1) / 2 + 1
-        found.removeAll(keepingCapacity: true)
-        for region in regions {
-            let box = LocalSearch.withMargin(region, margin, imageWidth: image.width, imageHeight: image.height)
-            var crop = measure("local search", &timings) { LocalSearch.crop(image, box, spare: &workspace.cropPixels) }
-            defer { LocalSearch.release(&crop, to: &workspace.cropPixels) }
-            try findCandidates(in: crop, windows: p.thresholdWindows, limits: limits, oneCore: true, workspace: workspace,
-                               timings: &timings, into: &cropQuads)
-            for quad in cropQuads {
-                let moved = quad.map { Point2(x: $0.x + Double(box.x0), y: $0.y + Double(box.y0)) }.outset(by: p.contourOutset)
-                let centre = moved.center
-                guard centre.x >= Double(region.x0), centre.y >= Double(region.y0), centre.x < Double(region.x1), centre.y < Double(region.y1),
-                      !markers.contains(where: { SceneGeometry.contains($0.quad, centre) }) else { continue }
-                found.append(moved)
+        pads.removeAll(keepingCapacity: true)
+        for _ in 0..<Self.sheetRounds {
+            measure("local search", &timings) {
+                LocalSearch.sheetSides(markers: markers, cells: dictionary.markerSize + 2, into: &sides)
+                regions.removeAll(keepingCapacity: true)
+                LocalSearch.addRegions(seeds: workspace.seeds, factor: factor, imageWidth: image.width, imageHeight: image.height, markers: markers,
+                                       sheetSides: sides, maxSide: p.localSearchMaxSide, pads: &pads, into: &regions)
             }
+            guard !regions.isEmpty else { return }
+            found.removeAll(keepingCapacity: true)
+            for region in regions {
+                let box = LocalSearch.withMargin(region, margin, imageWidth: image.width, imageHeight: image.height)
+                var crop = measure("local search", &timings) { LocalSearch.crop(image, box, spare: &workspace.cropPixels) }
+                defer { LocalSearch.release(&crop, to: &workspace.cropPixels) }
+                try findCandidates(in: crop, windows: p.thresholdWindows, limits: limits, oneCore: true, workspace: workspace,
+                                   timings: &timings, into: &cropQuads)
+                for quad in cropQuads {
+                    let moved = quad.map { Point2(x: $0.x + Double(box.x0), y: $0.y + Double(box.y0)) }.outset(by: p.contourOutset)
+                    let centre = moved.center
+                    guard centre.x >= Double(region.x0), centre.y >= Double(region.y0), centre.x < Double(region.x1), centre.y < Double(region.y1),
+                          !markers.contains(where: { SceneGeometry.contains($0.quad, centre) }) else { continue }
+                    found.append(moved)
+                }
+            }
+            QuadCandidates.removeDuplicates(&found, rate: p.duplicateDistanceRate, nestedRate: p.nestedPerimeterRate, scratch: &workspace.keyedQuads)
+            try readCandidates(found, in: image, workspace: workspace, timings: &timings, into: &local)
+            guard !local.isEmpty else { return }
+            markers.append(contentsOf: local)
         }
-        QuadCandidates.removeDuplicates(&found, rate: p.duplicateDistanceRate, nestedRate: p.nestedPerimeterRate, scratch: &workspace.keyedQuads)
-        try readCandidates(found, in: image, workspace: workspace, timings: &timings, into: &local)
-        markers.append(contentsOf: local)
     }
+
+    /// How many times seeds are searched (a sheet of touching markers read in part at reduced size: round
+    /// the seeds by the markers read, then round those by the markers that search found, and once more).
+    static let sheetRounds = 3
 
     /// Stages 5-9 on the candidates (largest first) on the worker pool, each worker with its own buffers. A
     /// candidate inside a marker read from an earlier one is not read (markers do not nest: its inner

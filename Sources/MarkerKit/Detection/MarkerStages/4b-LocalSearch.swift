@@ -97,36 +97,86 @@ enum LocalSearch {
     /// `regions` is emptied first, its memory kept.
     static func regions(seeds: [Box], factor: Int, imageWidth: Int, imageHeight: Int, markers: [MarkerDetection],
                         maxSide: Double, minPadding: Int = 8, into regions: inout [Box]) {
+        var pads: [Int] = []
         regions.removeAll(keepingCapacity: true)
-        for seed in seeds {
+        addRegions(seeds: seeds, factor: factor, imageWidth: imageWidth, imageHeight: imageHeight, markers: markers, sheetSides: [],
+                   maxSide: maxSide, minPadding: minPadding, pads: &pads, into: &regions)
+    }
+
+    /// The same, added to `regions`, with the seeds near a sheet of touching markers padded by a marker's
+    /// side: a seed where a neighbour of a marker that touches another (`sheetSides[i]` > 0, its side)
+    /// would lie is a piece of a neighbour the reduced search lost (at half size the bands of touching markers join, or
+    /// a code's edges run into the ring whose hole border is the marker's outline), and the neighbour lies
+    /// up to a marker's side from it. `pads` holds each seed's padding from an earlier call (-1: not
+    /// searched); a seed is searched again only when its padding grows (markers found since touch it).
+    static func addRegions(seeds: [Box], factor: Int, imageWidth: Int, imageHeight: Int, markers: [MarkerDetection], sheetSides: [Double],
+                           maxSide: Double, minPadding: Int = 8, pads: inout [Int], into regions: inout [Box]) {
+        if pads.count != seeds.count {
+            pads.removeAll(keepingCapacity: true)
+            pads.append(contentsOf: repeatElement(-1, count: seeds.count))
+        }
+        for (index, seed) in seeds.enumerated() {
             let box = Box(x0: seed.x0 * factor, y0: seed.y0 * factor, x1: seed.x1 * factor, y1: seed.y1 * factor)
             let side = max(box.width, box.height)
             guard Double(side) <= maxSide else { continue }
             let centre = Point2(x: Double(box.x0 + box.x1) / 2, y: Double(box.y0 + box.y1) / 2)
             if markers.contains(where: { SceneGeometry.contains($0.quad, centre) }) { continue }
-            let pad = max(minPadding, side / 2)
-            var region = Box(x0: max(0, box.x0 - pad), y0: max(0, box.y0 - pad),
-                             x1: min(imageWidth, box.x1 + pad), y1: min(imageHeight, box.y1 + pad))
-            // Merged with every region it overlaps, until it overlaps none (a region that grows may
-            // reach others).
-            var merged = true
-            while merged {
-                merged = false
-                var k = 0
-                while k < regions.count {
-                    if regions[k].overlaps(region) {
-                        region = region.union(regions[k])
-                        regions.swapAt(k, regions.count - 1)
-                        regions.removeLast()
-                        merged = true
-                    } else {
-                        k += 1
-                    }
-                }
+            var pad = max(minPadding, side / 2)
+            for (m, marker) in markers.enumerated() where m < sheetSides.count && sheetSides[m] > 0 {
+                // A piece of a lost neighbour: a blob of at least a quarter of the marker's side, 0.6 to 2.2
+                // sides from the marker's centre (a neighbour in a tight grid is 1-1.15 sides away, one at a
+                // chessboard's corner 1.41, and the piece may lie off its middle). On the shared real photos
+                // no seed's region changed with this rule.
+                let reach = sheetSides[m], distance = marker.quad.center.distance(to: centre)
+                if Double(side) >= 0.25 * reach, distance >= 0.6 * reach, distance <= 2.2 * reach { pad = max(pad, Int(reach.rounded(.up))) }
             }
-            regions.append(region)
+            guard pad > pads[index] else { continue }
+            pads[index] = pad
+            add(Box(x0: max(0, box.x0 - pad), y0: max(0, box.y0 - pad), x1: min(imageWidth, box.x1 + pad), y1: min(imageHeight, box.y1 + pad)),
+                to: &regions)
         }
     }
+
+    /// `region` added to `regions`, merged with every region it overlaps until it overlaps none (a region
+    /// that grows may reach others).
+    static func add(_ region: Box, to regions: inout [Box]) {
+        var region = region
+        var merged = true
+        while merged {
+            merged = false
+            var k = 0
+            while k < regions.count {
+                if regions[k].overlaps(region) {
+                    region = region.union(regions[k])
+                    regions.swapAt(k, regions.count - 1)
+                    regions.removeLast()
+                    merged = true
+                } else {
+                    k += 1
+                }
+            }
+        }
+        regions.append(region)
+    }
+
+    /// For each marker, its side when it touches another (a corner within `touchingCells` of its cells of
+    /// another marker's corner: ArUco's marker chessboards, tight grids), else 0; into `sides`.
+    static func sheetSides(markers: [MarkerDetection], cells: Int, into sides: inout [Double]) {
+        sides.removeAll(keepingCapacity: true)
+        for (i, marker) in markers.enumerated() {
+            let side = marker.quad.perimeter / 4, reach = touchingCells * side / Double(cells), centre = marker.quad.center
+            var touches = false
+            for (j, other) in markers.enumerated() where j != i && !touches {
+                guard other.quad.center.distance(to: centre) <= side + other.quad.perimeter / 4 + reach else { continue }
+                for a in 0..<4 { for b in 0..<4 where marker.quad[a].distance(to: other.quad[b]) <= reach { touches = true } }
+            }
+            sides.append(touches ? side : 0)
+        }
+    }
+
+    /// How close, in the marker's cells, a corner of another marker must come for the two to touch: a
+    /// tight grid's gap is up to a cell, so its neighbours' corners are up to 1.4 cells apart.
+    static let touchingCells = 1.5
 
     /// `box` grown by `margin` on every side within the image: the adaptive threshold of the crop equals
     /// the frame's inside the box when the margin is at least half the largest window.
