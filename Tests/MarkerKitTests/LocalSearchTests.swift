@@ -17,8 +17,9 @@ import Testing
             Box(x0: 10, y0: 400, x1: 90, y1: 480),   // 160 px at full size: larger than the limit
             Box(x0: 0, y0: 0, x1: 6, y1: 6),         // at the image corner: clipped
         ]
-        var regions: [Box] = []
-        LocalSearch.regions(seeds: seeds, factor: 2, imageWidth: 1920, imageHeight: 1080, markers: [marker], maxSide: 128, into: &regions)
+        var regions: [Box] = [], pads: [Int] = []
+        LocalSearch.addRegions(seeds: seeds, factor: 2, imageWidth: 1920, imageHeight: 1080, markers: [marker], sheetSides: [], maxSide: 128,
+                               pads: &pads, into: &regions)
         #expect(regions.count == 2)
         #expect(regions.contains(Box(x0: 590, y0: 590, x1: 654, y1: 630)))
         #expect(regions.contains(Box(x0: 0, y0: 0, x1: 20, y1: 20)))

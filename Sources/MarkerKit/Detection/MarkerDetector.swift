@@ -168,6 +168,7 @@ public struct MarkerDetector: Sendable {
     /// touch them (at most `sheetRounds` searches).
     private func searchLocally(in image: GrayImage, factor: Int, workspace: DetectorWorkspace, timings: inout StageTimings?,
                                markers: inout [MarkerDetection]) throws {
+        guard !workspace.seeds.isEmpty else { return }
         let p = parameters
         var regions = workspace.regions, cropQuads = workspace.cropQuads, found = workspace.localQuads, local = workspace.localMarkers
         var pads = workspace.seedPads, sides = workspace.sheetSides

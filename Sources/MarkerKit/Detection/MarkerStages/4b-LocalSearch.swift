@@ -91,23 +91,14 @@ enum LocalSearch {
         return positive == 0 || negative == 0
     }
 
-    /// The regions (full-size pixels) to search again: each seed not centred inside a marker already read
-    /// and at most `maxSide` wide at full size, padded by half its size (at least `minPadding` pixels) for
-    /// the quiet zone and the part of the marker the blob may have missed, then overlapping ones merged.
-    /// `regions` is emptied first, its memory kept.
-    static func regions(seeds: [Box], factor: Int, imageWidth: Int, imageHeight: Int, markers: [MarkerDetection],
-                        maxSide: Double, minPadding: Int = 8, into regions: inout [Box]) {
-        var pads: [Int] = []
-        regions.removeAll(keepingCapacity: true)
-        addRegions(seeds: seeds, factor: factor, imageWidth: imageWidth, imageHeight: imageHeight, markers: markers, sheetSides: [],
-                   maxSide: maxSide, minPadding: minPadding, pads: &pads, into: &regions)
-    }
-
-    /// The same, added to `regions`, with the seeds near a sheet of touching markers padded by a marker's
-    /// side: a seed where a neighbour of a marker that touches another (`sheetSides[i]` > 0, its side)
-    /// would lie is a piece of a neighbour the reduced search lost (at half size the bands of touching markers join, or
-    /// a code's edges run into the ring whose hole border is the marker's outline), and the neighbour lies
-    /// up to a marker's side from it. `pads` holds each seed's padding from an earlier call (-1: not
+    /// The regions (full-size pixels) to search again, added to `regions`: each seed not centred inside a
+    /// marker already read and at most `maxSide` wide at full size, padded by half its size (at least
+    /// `minPadding` pixels) for the quiet zone and the part of the marker the blob may have missed,
+    /// overlapping ones merged. Seeds near a sheet of touching markers are padded by a marker's side: a
+    /// seed where a neighbour of a marker that touches another (`sheetSides[i]` > 0, its side) would lie
+    /// is a piece of a neighbour the reduced search lost (at half size the bands of touching markers join,
+    /// or a code's edges run into the ring whose hole border is the marker's outline), and the neighbour
+    /// lies up to a marker's side from it. `pads` holds each seed's padding from an earlier call (-1: not
     /// searched); a seed is searched again only when its padding grows (markers found since touch it).
     static func addRegions(seeds: [Box], factor: Int, imageWidth: Int, imageHeight: Int, markers: [MarkerDetection], sheetSides: [Double],
                            maxSide: Double, minPadding: Int = 8, pads: inout [Int], into regions: inout [Box]) {
