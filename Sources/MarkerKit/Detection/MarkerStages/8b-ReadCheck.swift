@@ -27,8 +27,11 @@ enum ReadCheck {
     static let minRingDarkness = 0.66
     /// The least (outside - border) / (white - border) for a read. Measured on 158 markers read in
     /// real photos and phone renders (print 0.4 cells beside some): 0.81 at least, median 1.01; the card
-    /// read as DICT_5X5_1000's 981 in the cross-talk test: -0.08.
-    static let minBorderStep = 0.4
+    /// read as DICT_5X5_1000's 981 in the cross-talk test: -0.08. In a blurred tight grid (27 px markers a
+    /// quarter cell apart, blur 1.2 px: touching render 33 of seed 7 at 1920x1080) the gap comes to 0.2-0.4,
+    /// so 0.4 left 25 of its 48 markers (OpenCV 18), 0.2 leaves 44; at 0.2 no false or wrong read in 1000 default, 100
+    /// phone, 200 touching, 400 cluttered, 300 AprilTag and 300 4x4 renders or the shared real photos.
+    static let minBorderStep = 0.2
     /// How far from the white cells' level towards the black cells' a border cell must be to count as ink
     /// in `borderIsInk`.
     static let inkDarkness = 0.25
