@@ -52,7 +52,9 @@ extern "C" int32_t cvb_find_contours_opencv(const uint8_t *binary, int32_t width
         work.offsets.clear();
         work.points.clear();
         for (CvSeq *c = first; c != nullptr; c = c->h_next) {
-            if (c->total < min_points || c->total > max_points || (!holes && CV_IS_SEQ_HOLE(c))) continue;
+            if (c->total < min_points || c->total > max_points || (!holes && CV_IS_SEQ_HOLE(c)) ||
+                (holes == MKK_TRACE_HOLES_ONLY && !CV_IS_SEQ_HOLE(c)))
+                continue;
             work.offsets.push_back(static_cast<int32_t>(work.points.size() / 2));
             CvSeqReader reader;
             cvStartReadSeq(c, &reader);

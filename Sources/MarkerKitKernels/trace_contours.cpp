@@ -4,7 +4,7 @@
 // from frame to frame (cvFindContours allocates its scanner, and bounding boxes of long contours, on
 // every call). Without holes, hole
 // borders are still followed (the scan needs their marks) but not recorded: the outer borders alone,
-// as the same scan with holes lists them.
+// as the same scan with holes lists them; likewise the hole borders alone.
 //
 // Several images (the detector's threshold windows) are traced together, a step of each one's current
 // border in turn. One border's steps form a chain, each waiting on the last (the next pixel is known
@@ -93,7 +93,8 @@ struct Lane {
     int32_t *out, *room;      // where the next point goes; the last place one fits
     size_t begin;             // where this border's points begin in work->points
     bool tracing;
-    bool holes;               // whether hole borders are recorded too
+    bool holes;               // whether hole borders are recorded
+    bool outer;               // whether outer borders are recorded
 };
 
 // The image with a zero frame, so regions touching the image edge keep their edge pixels; 0/1 inside.
@@ -180,7 +181,7 @@ __attribute__((noinline)) bool start_next(Lane &lane, int min_points, int max_po
             first = start + lane.deltas[s];
         } while (*first == 0 && s != s_end);
         lane.begin = size_t(lane.out - lane.work->points.data());
-        lane.advance = !hole || lane.holes ? 2 : 0;
+        lane.advance = (hole ? lane.holes : lane.outer) ? 2 : 0;
         int px = from - 1, py = lane.y - 1;
         if (s == s_end) { // a single pixel
             *start = kRightEdge;
@@ -320,6 +321,7 @@ extern "C" int32_t mkk_find_contours_together(mkk_trace_workspace *const *worksp
             lane.out = work.points.data();
             lane.room = work.points.data() + work.points.size() - 2;
             lane.holes = (holes >> i) & 1;
+            lane.outer = !((holes >> (MKK_TRACE_TOGETHER_MAX + i)) & 1);
             lane.tracing = start_next(lane, min_points, max_points);
         }
         switch (count) {

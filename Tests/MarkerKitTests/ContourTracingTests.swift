@@ -72,6 +72,40 @@ import Testing
         return GrayImage(width: width, height: height, pixels: pixels)
     }
 
+    /// Hole borders alone (`MKK_TRACE_HOLES_ONLY`, the detector's second look round a sheet of touching
+    /// markers): OpenCV's contours that its scanner flags as holes, point for point; and of a part of an
+    /// image (rows a stride apart) the same as of that part copied out.
+    @Test func holeBordersAloneAreOpenCVsHoles() throws {
+        var random = SeededRandom(seed: 12)
+        var holes = 0
+        for trial in 0..<200 {
+            let width = Int.random(in: 1...70, using: &random), height = Int.random(in: 1...50, using: &random)
+            let image = Self.randomImage(kind: trial, width: width, height: height, using: &random)
+            func traced(_ binary: UnsafePointer<UInt8>, _ w: Int, _ h: Int, stride: Int, opencv: Bool) -> Traced {
+                var found = mkk_contours()
+                let status = (opencv ? cvb_find_contours_opencv : mkk_find_contours)(binary, Int32(w), Int32(h), Int32(stride), 1, Int32.max,
+                                                                                     MKK_TRACE_HOLES_ONLY, &found)
+                #expect(status >= 0)
+                let offsets = Array(UnsafeBufferPointer(start: found.offsets, count: Int(found.count) + 1))
+                return Traced(offsets: offsets, points: Array(UnsafeBufferPointer(start: found.points, count: 2 * Int(offsets.last!))))
+            }
+            image.pixels.withUnsafeBufferPointer { pixels in
+                let ours = traced(pixels.baseAddress!, width, height, stride: width, opencv: false)
+                #expect(ours == traced(pixels.baseAddress!, width, height, stride: width, opencv: true), "trial \(trial): \(width)x\(height)")
+                holes += ours.offsets.count - 1
+                // A part of the image, traced in place, against a copy of it.
+                let x0 = Int.random(in: 0..<width, using: &random), y0 = Int.random(in: 0..<height, using: &random)
+                let w = Int.random(in: 1...(width - x0), using: &random), h = Int.random(in: 1...(height - y0), using: &random)
+                var part: [UInt8] = []
+                for y in y0..<y0 + h { part.append(contentsOf: pixels[(y * width + x0)..<(y * width + x0 + w)]) }
+                let inPlace = traced(pixels.baseAddress! + y0 * width + x0, w, h, stride: width, opencv: false)
+                let copied = part.withUnsafeBufferPointer { traced($0.baseAddress!, w, h, stride: w, opencv: false) }
+                #expect(inPlace == copied, "trial \(trial): part \(w)x\(h) at \(x0),\(y0)")
+            }
+        }
+        #expect(holes > 200)
+    }
+
     @Test func randomImagesGiveOpenCVsContours() {
         var random = SeededRandom(seed: 11)
         var contours = 0, outer = 0

@@ -77,7 +77,11 @@ public struct MarkerDetector: Sendable {
         let outset = p.contourOutset * (reduce ? Double(factor) : 1)
         if outset != 0 { for i in quads.indices { quads[i] = quads[i].outset(by: outset) } }
         try readCandidates(quads, in: image, workspace: workspace, timings: &timings, into: &markers)
-        if seedLengths != nil { try searchLocally(in: image, factor: factor, workspace: workspace, timings: &timings, markers: &markers) }
+        if seedLengths != nil {
+            try searchLocally(in: image, factor: factor, workspace: workspace, timings: &timings, markers: &markers)
+        } else {
+            try searchSheet(in: image, limits: limits, workspace: workspace, timings: &timings, markers: &markers)
+        }
         Self.removeDuplicateIDs(&markers)
         Self.insertionSort(&markers) { $0.id < $1.id }
         timings?.countFrame()
@@ -221,7 +225,7 @@ public struct MarkerDetector: Sendable {
     /// another: the reads are done in waves, and after each a pass in order takes the reads that count and
     /// lists the candidates that still need one. The first wave is every candidate not inside an earlier
     /// one; usually a second is not needed.
-    private func readCandidates(_ quads: [Quad], in image: GrayImage, workspace: DetectorWorkspace,
+    func readCandidates(_ quads: [Quad], in image: GrayImage, workspace: DetectorWorkspace,
                                 timings: inout StageTimings?, into markers: inout [MarkerDetection]) throws {
         let count = quads.count
         var reads = workspace.reads, wasRead = workspace.wasRead, wave = workspace.wave, anotherListsMarker = workspace.anotherListsMarker

@@ -46,7 +46,7 @@ int32_t mkk_adaptive_threshold_rows_in(mkk_threshold_workspace *workspace, const
 /* Contours of a binary image (nonzero = region) by border following, only those with between
  * min_points and max_points points: point for point and in the order what cv::findContours gives with
  * RETR_LIST and CHAIN_APPROX_NONE; with `holes` 0, only its outer borders (the regions' outlines, not
- * those of the background inside them). Points are x,y pairs; contour i spans points offsets[i]..offsets[i+1].
+ * those of the background inside them); with MKK_TRACE_HOLES_ONLY, only its hole borders. Points are x,y pairs; contour i spans points offsets[i]..offsets[i+1].
  * The arrays belong to the calling thread's workspace and stay valid until its next call: after the
  * first frames of a size no memory is allocated. */
 typedef struct mkk_contours {
@@ -66,8 +66,10 @@ int32_t mkk_find_contours_in(mkk_trace_workspace *workspace, const uint8_t *bina
 /* Several binary images of one size at once (the detector's threshold windows), image i's contours into
  * workspaces[i] and outs[i] as mkk_find_contours_in gives them: the images' borders are followed a step
  * of each in turn, so that their steps overlap in the processor. 1 to MKK_TRACE_TOGETHER_MAX images, each
- * with its own workspace; `holes` is a mask, bit i for image i's hole borders. */
+ * with its own workspace; `holes` is a mask, bit i for image i's hole borders, bit MKK_TRACE_TOGETHER_MAX + i
+ * to leave out image i's outer borders. */
 #define MKK_TRACE_TOGETHER_MAX 4
+#define MKK_TRACE_HOLES_ONLY 17 /* 1 | 1 << MKK_TRACE_TOGETHER_MAX */
 int32_t mkk_find_contours_together(mkk_trace_workspace *const *workspaces, const uint8_t *const *binaries, int32_t count,
                                    int32_t width, int32_t height, int32_t stride, int32_t min_points, int32_t max_points,
                                    int32_t holes, mkk_contours *outs);

@@ -91,6 +91,16 @@ public enum Contours {
         for k in 0..<count { found(k, Found(contours: outs[k])) }
     }
 
+    /// The hole borders alone of a part of a binary image in memory the caller holds (`width` x `height`
+    /// pixels from `binary`, rows `stride` apart), in `workspace`'s buffers; points relative to the part.
+    static func findHoles(in binary: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, minPoints: Int, maxPoints: Int,
+                          workspace: Workspace, into set: inout ContourSet) throws {
+        var found = mkk_contours()
+        try Bridge.check(mkk_find_contours_in(workspace.pointer, binary, Int32(width), Int32(height), Int32(stride), Int32(minPoints),
+                                              Int32(maxPoints), MKK_TRACE_HOLES_ONLY, &found))
+        set.append(Found(contours: found))
+    }
+
     /// The same on a packed binary image in memory the caller holds (one of AdaptiveThreshold.binaries),
     /// in `workspace`'s buffers (nil: this thread's).
     static func find(in binary: UnsafeBufferPointer<UInt8>, width: Int, height: Int, minPoints: Int, maxPoints: Int,

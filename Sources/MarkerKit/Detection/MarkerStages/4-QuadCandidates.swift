@@ -25,11 +25,18 @@ public enum QuadCandidates {
     /// `LocalSearch`).
     static func appendQuads(from contours: Contours.ContourSet, imageWidth: Int, imageHeight: Int,
                             parameters: DetectorParameters, minLength: Int = 0, to quads: inout [Quad]) throws {
+        try appendQuads(from: contours, imageWidth: imageWidth, imageHeight: imageHeight, parameters: parameters, minLength: minLength,
+                        passingOver: { _ in false }, to: &quads)
+    }
+
+    /// The same, passing over the contours `passOver` picks (by index) before their polygons are made.
+    static func appendQuads(from contours: Contours.ContourSet, imageWidth: Int, imageHeight: Int, parameters: DetectorParameters,
+                            minLength: Int = 0, passingOver passOver: (Int) -> Bool, to quads: inout [Quad]) throws {
         // The polygon's vertices on the stack.
         try withUnsafeTemporaryAllocation(of: Int32.self, capacity: 16) { vertices in
             for index in 0..<contours.count {
                 let length = contours.length(index)
-                guard length >= minLength else { continue }
+                guard length >= minLength, !passOver(index) else { continue }
                 let epsilon = Double(length) * parameters.polygonAccuracyRate
                 // Room for the four vertices wanted: the split gives up past eight (on a page of small
                 // text most contours go on far past that). Of 1.4 million contours of cluttered renders and

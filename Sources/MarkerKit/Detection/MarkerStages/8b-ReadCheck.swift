@@ -32,6 +32,14 @@ enum ReadCheck {
     /// so 0.4 left 25 of its 48 markers (OpenCV 18), 0.2 leaves 44; at 0.2 no false or wrong read in 1000 default, 100
     /// phone, 200 touching, 400 cluttered, 300 AprilTag and 300 4x4 renders or the shared real photos.
     static let minBorderStep = 0.2
+    /// The least step of each side alone (what lies outside that side against the border's level): a
+    /// sliver of light between two markers of a turned tight grid reads as DICT_ARUCO_ORIGINAL's 1023, the
+    /// crossings at its ends light, its long sides the neighbours' borders (-0.51 to -0.57; touching render
+    /// 168 of seed 7 at 640x480). Markers read (the step of their worst side): 1000 default renders 0.49 at
+    /// least, 100 phone 0.35, 200 cluttered -0.02, 300 AprilTag 0.64, the shared real photos 0.22, ArUco's
+    /// marker-chessboard video 0.10, 200 touching renders -0.07 (blurred tight grids, where a side's gap is
+    /// as dark as the border).
+    static let minSideStep = -0.25
     /// How far from the white cells' level towards the black cells' a border cell must be to count as ink
     /// in `borderIsInk`.
     static let inkDarkness = 0.25
@@ -124,28 +132,40 @@ enum ReadCheck {
     }
 
     /// The paper just outside the border (the lightest of 0.5, 0.25 and 0.125 cell out, along each side) at
-    /// least `minBorderStep` of the way from the border's level to the white cells'. Cells outside the image are left out; with fewer than 8 of the 28 (for a 5x5 code) inside, the
+    /// least `minBorderStep` of the way from the border's level to the white cells', and along each side
+    /// alone at least `minSideStep`. Cells outside the image are left out; with fewer than 8 of the 28 (for a 5x5 code) inside, the
     /// check passes (nothing to look at).
     static func borderStandsOut(quad: Quad, in image: GrayImage, means: InlineArray<81, Double>, code: MarkerBits) -> Bool {
         let (border, white) = levels(means, code: code)
         guard white > border else { return false }
         guard let map = SquareToQuad(quad) else { return true }
         let g = code.side + 2
+        func step(_ sum: Double, _ count: Int) -> Double { (sum / Double(count) - border) / (white - border) }
+        func standsOut(_ ring: Ring) -> Bool {
+            guard step(ring.sum, ring.count) >= minBorderStep else { return false }
+            var least = Double.infinity
+            for side in 0..<4 where ring.sideCounts[side] >= 2 { least = min(least, step(ring.sideSums[side], ring.sideCounts[side])) }
+            return least >= minSideStep
+        }
         // Half a cell out alone first: where that ring stands out all round (a marker with a quiet zone),
         // the lightest of three can only stand out more, and the other two rings are not sampled.
         let halfCellOut = ringOutside(map: map, in: image, cells: g, steps: 1)
-        if halfCellOut.count == 4 * g, (halfCellOut.sum / Double(halfCellOut.count) - border) / (white - border) >= minBorderStep {
-            return true
-        }
+        if halfCellOut.count == 4 * g, standsOut(halfCellOut) { return true }
         let ring = ringOutside(map: map, in: image, cells: g, steps: 3)
         guard ring.count >= 8 else { return true }
-        return (ring.sum / Double(ring.count) - border) / (white - border) >= minBorderStep
+        return standsOut(ring)
+    }
+
+    /// The lightest of the rings' samples round a marker, summed over its cells and over each side's.
+    private struct Ring {
+        var sum = 0.0, count = 0
+        var sideSums = InlineArray<4, Double>(repeating: 0), sideCounts = InlineArray<4, Int>(repeating: 0)
     }
 
     /// The ring of cells round a marker's border: the sum over its cells of the lightest of the first
-    /// `steps` of 0.5, 0.25 and 0.125 cell out, and the cells counted (those in the image).
-    private static func ringOutside(map: SquareToQuad, in image: GrayImage, cells g: Int, steps: Int) -> (sum: Double, count: Int) {
-        var sum = 0.0, count = 0
+    /// `steps` of 0.5, 0.25 and 0.125 cell out, and the cells counted (those in the image), in all and by side.
+    private static func ringOutside(map: SquareToQuad, in image: GrayImage, cells g: Int, steps: Int) -> Ring {
+        var ring = Ring()
         let cells = Double(g)
         image.pixels.withUnsafeBufferPointer { pixels in
             // The ring of cells around the border, 0.5 cell outside it: u, v in cells from the top-left
@@ -174,10 +194,15 @@ enum ReadCheck {
                     }
                     if cellCount == 2 { lightest = max(lightest, cellSum / 2) }
                 }
-                if lightest >= 0 { sum += lightest; count += 1 }
+                if lightest >= 0 {
+                    ring.sum += lightest
+                    ring.count += 1
+                    ring.sideSums[k / g] += lightest
+                    ring.sideCounts[k / g] += 1
+                }
             }
         }
-        return (sum, count)
+        return ring
     }
 
     /// Cells of an n x n grid laid over the unwarped square that read less surely than `minConfidence`
