@@ -140,6 +140,18 @@ import Testing
         #expect(mine.count >= opencv.count)
     }
 
+    /// A tight grid of 20 px markers blurred by 1.3 px (touching render 120 at 1280x720): ID 64's first
+    /// read has 6 of its 24 border cells light (the limit) and decodes; from the refined corners 7 read
+    /// light, and the marker was dropped though OpenCV reads it. The first read now stands when the
+    /// refined square passes the read checks.
+    @Test func aBlurredMarkerKeepsItsFirstReadWhenItsRefinedBorderReadsLighter() throws {
+        let (image, ids) = try Self.touchingRender(120, width: 1280, height: 720)
+        let mine = Set(try MarkerDetector().detect(in: image).map(\.id)), opencv = Set(try OpenCVArucoDetector().detect(in: image).map(\.id))
+        print("measured: touching render 120 at 1280x720: MarkerKit \(mine.count) markers, OpenCV \(opencv.count), OpenCV's missed \(opencv.subtracting(mine).sorted())")
+        #expect(mine.isSubset(of: ids))
+        #expect(opencv.subtracting(mine).isEmpty)
+    }
+
     /// A tight grid of 18 px markers turned 45 degrees at 640x480 (touching render 168): the light gap
     /// between two neighbours is a sliver 3.6 px by 17 whose cross-section reads as DICT_ARUCO_ORIGINAL's
     /// 1023 (every row 01110), its "border" the neighbours' borders. Averaged round the ring, what lies
