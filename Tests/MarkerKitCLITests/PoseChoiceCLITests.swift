@@ -80,7 +80,7 @@ import Testing
         #expect(video.status == 0, "\(video.stderr)")
         let frames = try Self.poses(try Data(contentsOf: dir.appendingPathComponent("v.json")))
         let poses = frames.flatMap { $0 }
-        #expect(poses.count == 818 && poses.allSatisfy { $0.pose.smoothed == true && $0.pose.alternative != nil && $0.pose.sigma != nil })
+        #expect(poses.count == 819 && poses.allSatisfy { $0.pose.smoothed == true && $0.pose.alternative != nil && $0.pose.sigma != nil })
         let image = try CLI.run(["detect", Self.single.appendingPathComponent("image-test.png").path, "--calibration", calibration, "--marker-size", "5cm",
                                  "--smooth", "--json", "i.json"], in: dir)
         #expect(image.status == 0)
