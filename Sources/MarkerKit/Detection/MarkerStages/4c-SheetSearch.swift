@@ -4,13 +4,14 @@
 /// band along each edge, joined to its neighbours' at the shared corners, so its outer border runs round
 /// the sheet and only the band's hole border outlines the marker (touching renders 139 and 198 of seed 7
 /// at 1280x720: 113-120 px markers, blur 0.9-1.2 px, lost while OpenCV read them). Where markers read
-/// touch others, the hole borders of the wider windows within a marker's side of them are traced from
-/// the frame's binary images and their candidates read; frames without such a sheet pay nothing more.
+/// touch others, the hole borders of the next wider window (`sheetWindow`) within a marker's side of
+/// them are traced from the frame's binary image and their candidates read; frames without such a sheet
+/// pay nothing more.
 extension MarkerDetector {
     func searchSheet(in image: GrayImage, limits: ClosedRange<Int>, workspace: DetectorWorkspace, timings: inout StageTimings?,
                      markers: inout [MarkerDetection]) throws {
         let p = parameters
-        guard markers.count >= 2, p.thresholdWindows.contains(where: { $0 > p.holeBordersUpToWindow }) else { return }
+        guard markers.count >= 2, let k = Self.sheetWindow(p) else { return }
         var sides = workspace.sheetSides, found = workspace.localQuads, local = workspace.localMarkers
         (workspace.sheetSides, workspace.localQuads, workspace.localMarkers) = ([], [], [])
         defer { (workspace.sheetSides, workspace.localQuads, workspace.localMarkers) = (sides, found, local) }
@@ -23,33 +24,25 @@ extension MarkerDetector {
         let size = image.width * image.height
         try measure("sheet search", &timings) {
             try workspace.binaries.withUnsafeBufferPointer { binaries in
-                // The next window only (13 px by default): there the band round a blurred 113-120 px marker
-                // is closed; the widest adds nothing there and would double the cost.
-                var next: Int?
-                for (k, window) in p.thresholdWindows.enumerated() where window > p.holeBordersUpToWindow {
-                    if next.map({ window < p.thresholdWindows[$0] }) ?? true { next = k }
-                }
-                if let k = next {
-                    let pass = workspace.passes[k]
-                    pass.contours.removeAll()
-                    try Contours.findHoles(in: binaries.baseAddress! + k * size + sheet.y0 * image.width + sheet.x0, width: sheet.width,
-                                           height: sheet.height, stride: image.width, minPoints: limits.lowerBound, maxPoints: limits.upperBound,
-                                           workspace: pass.trace, into: &pass.contours)
-                    pass.quads.removeAll(keepingCapacity: true)
-                    // Hole borders inside a marker read (its code's light blobs) are passed over before their polygons.
-                    let contours = pass.contours
-                    try QuadCandidates.appendQuads(from: contours, imageWidth: sheet.width, imageHeight: sheet.height, parameters: p,
-                                                   minLength: limits.lowerBound, passingOver: { index in
-                        let centre = Self.boxCentre(contours, index, x0: sheet.x0, y0: sheet.y0)
-                        return markers.contains { SceneGeometry.contains($0.quad, centre) }
-                    }, to: &pass.quads)
-                    for quad in pass.quads {
-                        let moved = quad.map { Point2(x: $0.x + Double(sheet.x0), y: $0.y + Double(sheet.y0)) }.outset(by: p.contourOutset)
-                        // Inside a marker read: its own band, or a blob of its code.
-                        let centre = moved.center
-                        guard !markers.contains(where: { SceneGeometry.contains($0.quad, centre) }) else { continue }
-                        found.append(moved)
-                    }
+                let pass = workspace.passes[k]
+                pass.contours.removeAll()
+                try Contours.findHoles(in: binaries.baseAddress! + k * size + sheet.y0 * image.width + sheet.x0, width: sheet.width,
+                                       height: sheet.height, stride: image.width, minPoints: limits.lowerBound, maxPoints: limits.upperBound,
+                                       workspace: pass.trace, into: &pass.contours)
+                pass.quads.removeAll(keepingCapacity: true)
+                // Hole borders inside a marker read (its code's light blobs) are passed over before their polygons.
+                let contours = pass.contours
+                try QuadCandidates.appendQuads(from: contours, imageWidth: sheet.width, imageHeight: sheet.height, parameters: p,
+                                               minLength: limits.lowerBound, passingOver: { index in
+                    let centre = Self.boxCentre(contours, index, x0: sheet.x0, y0: sheet.y0)
+                    return markers.contains { SceneGeometry.contains($0.quad, centre) }
+                }, to: &pass.quads)
+                for quad in pass.quads {
+                    let moved = quad.map { Point2(x: $0.x + Double(sheet.x0), y: $0.y + Double(sheet.y0)) }.outset(by: p.contourOutset)
+                    // Inside a marker read: its own band, or a blob of its code.
+                    let centre = moved.center
+                    guard !markers.contains(where: { SceneGeometry.contains($0.quad, centre) }) else { continue }
+                    found.append(moved)
                 }
             }
             QuadCandidates.removeDuplicates(&found, rate: p.duplicateDistanceRate, nestedRate: p.nestedPerimeterRate, scratch: &workspace.keyedQuads)
@@ -57,6 +50,17 @@ extension MarkerDetector {
         guard !found.isEmpty else { return }
         try readCandidates(found, in: image, workspace: workspace, timings: &timings, into: &local)
         markers.append(contentsOf: local)
+    }
+
+    /// The index of the narrowest threshold window wider than those that give hole borders (13 px by
+    /// default): there the band round a blurred 113-120 px marker is closed; the widest adds nothing there
+    /// and would double the cost. Nil when every window gives hole borders already.
+    static func sheetWindow(_ p: DetectorParameters) -> Int? {
+        var next: Int?
+        for (k, window) in p.thresholdWindows.enumerated() where window > p.holeBordersUpToWindow {
+            if next.map({ window < p.thresholdWindows[$0] }) ?? true { next = k }
+        }
+        return next
     }
 
     /// The middle of contour `index`'s bounding box, moved by (x0, y0).
